@@ -1,0 +1,1 @@
+"""The pure domain: cards, hands, pay tables, events, rounds, settlement, checks."""

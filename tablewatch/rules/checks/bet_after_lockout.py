@@ -1,0 +1,38 @@
+"""BET_AFTER_LOCKOUT: a wager placed, increased or removed after "no more bets".
+
+§ 641a.7(c), § 643a.7(c): no wager may be made, increased or withdrawn after
+the dealer announces "no more bets" (the Four Card Poker Play wager and the
+Let It Ride pulls are decisions, not wagers). Late means ``ts`` later than the
+lockout's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tablewatch.rules.checks.context import RoundContext
+from tablewatch.rules.events import Wager
+from tablewatch.rules.findings import Finding
+
+CODE = "BET_AFTER_LOCKOUT"
+
+
+def check(ctx: RoundContext) -> Iterator[Finding]:
+    lockout = ctx.rnd.lockout
+    if lockout is None:
+        return
+    section = ctx.section("§ 641a.7(c)", "§ 643a.7(c)")
+    for event in ctx.rnd.wager_events:
+        if event.ts > lockout.ts:
+            what = "placed or increased" if isinstance(event, Wager) else "removed"
+            amount = event.amount if isinstance(event, Wager) else None
+            yield ctx.finding(
+                CODE,
+                section,
+                f"seat {event.seat} {event.bet} {what} at {event.ts}, after the lockout at "
+                f"{lockout.ts}",
+                seat=event.seat,
+                bet=event.bet,
+                actual=amount,
+                event_ids=(event.event_id, lockout.event_id),
+            )

@@ -1,0 +1,88 @@
+"""Every check code this service reports, with its severity and what it means.
+
+The first block is the protocol's Findings table (``CONTROLLER_PROTOCOL.md``):
+names and meanings are a contract. The second block is this service's own.
+Severities: ``critical`` money went to the wrong place; ``high`` a procedure
+that protects the game's integrity was broken; ``medium`` a control was
+missed or the record is incomplete; ``low`` worth a look.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    code: str
+    severity: str
+    meaning: str
+
+
+def _catalog(*checks: Check) -> dict[str, Check]:
+    return {c.code: c for c in checks}
+
+
+PROTOCOL_CHECKS = _catalog(
+    Check(
+        "WRONG_PAYOUT",
+        "critical",
+        "a wager settled for other than the rules and pay tables require",
+    ),
+    Check("BET_AFTER_LOCKOUT", "high", "a wager placed, increased or removed after the lockout"),
+    Check("PROGRESSIVE_COUNT_MISMATCH", "high", "progressive chips differ from wagers accepted"),
+    Check(
+        "STUB_COUNT_MISSING",
+        "medium",
+        "5 rounds in a row with no stub count (non-counting shuffler)",
+    ),
+    Check(
+        "STUB_COUNT_MISMATCH", "high", "stub count and cards dealt do not make 52; round not voided"
+    ),
+    Check(
+        "SHUFFLER_COUNT_MISMATCH",
+        "high",
+        "a counting shuffler reported other than 52 cards; deck kept",
+    ),
+    Check(
+        "JACKPOT_PAID_FROM_INVENTORY", "critical", "a meter jackpot paid from the table inventory"
+    ),
+    Check(
+        "JACKPOT_NOT_VALIDATED", "high", "a progressive payout without a floorperson's validation"
+    ),
+    Check(
+        "ENVY_BONUS_WRONG",
+        "critical",
+        "an Envy Bonus missing, wrong, or paid for an ineligible hand",
+    ),
+    Check(
+        "PLAY_WAGER_OUT_OF_RANGE",
+        "high",
+        "a Four Card Poker Play wager under 1x or over 3x the Ante",
+    ),
+    Check("UNEQUAL_BETS", "medium", "Let It Ride bets 1, 2 and 3 not equal"),
+    Check(
+        "LATE_WITHDRAWAL", "high", "a Let It Ride bet pulled after its community card was turned"
+    ),
+    Check("UNSETTLED_WAGER", "high", "a wager never settled, or settled twice"),
+    Check("ROUND_NOT_VOIDED", "critical", "a round that had to be voided was settled instead"),
+    Check("VOID_NOT_RETURNED", "critical", "a voided round in which a wager was paid or collected"),
+    Check("DUPLICATE_CARD", "high", "the same card dealt twice in one round"),
+    Check("DECK_CHANGE_OVERDUE", "medium", "a deck in play past 4 hours (hand) or 8 hours (shoe)"),
+    Check("SEQUENCE_GAP", "high", "the controller's seq skipped numbers: events were lost"),
+    Check("ROUND_INCOMPLETE", "medium", "a round with no round_end"),
+)
+
+OWN_CHECKS = _catalog(
+    Check(
+        "TABLE_NOT_CONFIGURED", "critical", "events from a table with no configuration: not audited"
+    ),
+    Check("GAME_MISMATCH", "critical", "table_open names a game other than the configuration's"),
+    Check(
+        "WAGER_NOT_OFFERED", "high", "a wager the game or the table's configuration does not offer"
+    ),
+    Check("EVENT_OUTSIDE_ROUND", "high", "a round event for a round that is not open"),
+    Check("SEQUENCE_REGRESSION", "high", "a new event_id with a seq not above the last one"),
+)
+
+CHECKS: dict[str, Check] = {**PROTOCOL_CHECKS, **OWN_CHECKS}

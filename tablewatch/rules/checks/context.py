@@ -1,0 +1,77 @@
+"""What every round check reads: the folded round, its view, its configuration, its settlement."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tablewatch.rules.config import TableConfig
+from tablewatch.rules.findings import Finding
+from tablewatch.rules.round import Round
+from tablewatch.rules.round_view import RoundView
+from tablewatch.rules.settlement import Settlement
+
+FCP = "four_card_poker"
+LIR = "let_it_ride"
+
+
+@dataclass(frozen=True, slots=True)
+class VoidCause:
+    """A reason the round had to be voided (misdeal, exposure, fault)."""
+
+    reason: str
+    section: str
+    event_ids: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class RoundContext:
+    rnd: Round
+    view: RoundView
+    config: TableConfig
+    dealing: str  # of the round's deck: "hand", "manual_shoe" or "automated_shoe"
+    settlement: Settlement
+    void_causes: list[VoidCause] = field(default_factory=list)
+
+    @property
+    def game(self) -> str:
+        return self.config.game
+
+    def section(self, fcp: str, lir: str) -> str:
+        return fcp if self.game == FCP else lir
+
+    def dealing_section(self, fcp: dict[str, str], lir: dict[str, str]) -> str:
+        """The subsection of the dealing procedure in use (§ 64Xa.8, .9 or .10)."""
+        by_dealing = fcp if self.game == FCP else lir
+        return by_dealing.get(self.dealing, by_dealing["hand"])
+
+    def finding(
+        self,
+        check: str,
+        regulation: str,
+        message: str,
+        *,
+        seat: int | None = None,
+        bet: str | None = None,
+        expected: int | None = None,
+        actual: int | None = None,
+        event_ids: tuple[str, ...] | list[str] = (),
+    ) -> Finding:
+        return Finding(
+            table_id=self.rnd.table_id,
+            round_id=self.rnd.round_id,
+            check=check,
+            regulation=regulation,
+            message=message,
+            seat=seat,
+            bet=bet,
+            expected=expected,
+            actual=actual,
+            event_ids=tuple(event_ids),
+            ts=self.rnd.ts or None,
+        )
+
+
+def cents(amount: int | None) -> str:
+    if amount is None:
+        return "unknown"
+    return f"${amount / 100:,.2f}"

@@ -1,0 +1,35 @@
+"""DECK_CHANGE_OVERDUE: a deck still in play after 4 hours (dealt by hand) or 8 hours (shoe).
+
+§ 641a.3(c), § 643a.3(c). Reported on the first round that starts on a deck
+past its deadline.
+"""
+
+from __future__ import annotations
+
+from tablewatch.rules.checks.table_level import by_game, table_finding
+from tablewatch.rules.events import RoundStart, ts_to_ms
+from tablewatch.rules.findings import Finding
+
+CODE = "DECK_CHANGE_OVERDUE"
+HOUR_MS = 3_600_000
+LIMIT_HOURS = {"hand": 4, "manual_shoe": 8, "automated_shoe": 8}
+
+
+def check(
+    game: str, dealing: str, deck_in_ts: str, deck_in_id: str, start: RoundStart
+) -> Finding | None:
+    hours = LIMIT_HOURS[dealing]
+    age = ts_to_ms(start.ts) - ts_to_ms(deck_in_ts)
+    if age <= hours * HOUR_MS:
+        return None
+    paragraph = "(1)" if dealing == "hand" else "(2)"
+    return table_finding(
+        start.table_id,
+        start.round_id,
+        CODE,
+        by_game(game, "§ 641a.3(c)", "§ 643a.3(c)") + paragraph,
+        f"deck {start.deck_id} ({dealing.replace('_', ' ')}) in play since {deck_in_ts}: "
+        f"{age / HOUR_MS:.2f} h, over the {hours} h limit",
+        (deck_in_id, start.event_id),
+        start.ts,
+    )

@@ -1,0 +1,27 @@
+"""DUPLICATE_CARD: the same card dealt twice in one round (one deck: § 641a.3(a), § 643a.3(a))."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tablewatch.rules.checks.context import RoundContext
+from tablewatch.rules.findings import Finding
+
+CODE = "DUPLICATE_CARD"
+
+
+def check(ctx: RoundContext) -> Iterator[Finding]:
+    first: dict[str, str] = {}
+    reported: set[str] = set()
+    for event in ctx.rnd.cards:
+        seen = first.get(event.card)
+        if seen is None:
+            first[event.card] = event.event_id
+        elif event.card not in reported:
+            reported.add(event.card)
+            yield ctx.finding(
+                CODE,
+                ctx.section("§ 641a.3(a)", "§ 643a.3(a)"),
+                f"{event.card} dealt twice (again to {event.to}) from one deck",
+                event_ids=(seen, event.event_id),
+            )

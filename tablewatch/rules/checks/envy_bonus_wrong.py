@@ -1,0 +1,87 @@
+"""ENVY_BONUS_WRONG: an Envy Bonus missing, of the wrong amount, or paid for an ineligible hand.
+
+Four Card Poker § 641a.11(c)(5)(v), § 641a.12(d)(5); Let It Ride
+§ 643a.11(g)(3)(v), § 643a.12(d)(5) (and the Five-Card Envy Bonus,
+§ 643a.11(g)(4)(v)). A player is owed one bonus per *other* player holding a
+qualifying hand; never one for his own hand or the dealer's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tablewatch.rules.checks.context import FCP, RoundContext, cents
+from tablewatch.rules.findings import Finding
+from tablewatch.rules.settlement import ExpectedEnvy
+
+CODE = "ENVY_BONUS_WRONG"
+
+
+def check(ctx: RoundContext, *, complete: bool = True) -> Iterator[Finding]:
+    """``complete``: the round ended, so an Envy Bonus not paid is a missing one."""
+    owed: dict[tuple[int, int], list[ExpectedEnvy]] = {}
+    for envy in ctx.settlement.envy:
+        owed.setdefault((envy.seat, envy.for_seat), []).append(envy)
+    rule = ctx.section("§ 641a.11(c)(5)(v)", "§ 643a.11(g)(3)(v)")
+    for paid in ctx.rnd.envy:
+        if paid.seat == paid.for_seat:
+            yield ctx.finding(
+                CODE,
+                rule,
+                f"seat {paid.seat} was paid an Envy Bonus of {cents(paid.paid)} for its own hand",
+                seat=paid.seat,
+                expected=0,
+                actual=paid.paid,
+                event_ids=(paid.event_id,),
+            )
+            continue
+        candidates = owed.get((paid.seat, paid.for_seat), [])
+        match = next((e for e in candidates if e.paid == paid.paid), None)
+        if match is not None:
+            candidates.remove(match)
+            continue
+        if candidates:
+            due = candidates.pop(0)
+            yield ctx.finding(
+                CODE,
+                due.section,
+                f"seat {paid.seat}'s Envy Bonus for seat {paid.for_seat}'s "
+                f"{due.hand.replace('_', ' ')} is {cents(due.paid)}; {cents(paid.paid)} paid",
+                seat=paid.seat,
+                expected=due.paid,
+                actual=paid.paid,
+                event_ids=(paid.event_id,),
+            )
+            continue
+        who = "the dealer's" if ctx.game == FCP else "no"
+        yield ctx.finding(
+            CODE,
+            rule,
+            f"seat {paid.seat} was paid an Envy Bonus of {cents(paid.paid)} for seat "
+            f"{paid.for_seat}, which holds no qualifying hand (or {who} hand earns none)",
+            seat=paid.seat,
+            expected=0,
+            actual=paid.paid,
+            event_ids=(paid.event_id,),
+        )
+    if not complete:
+        return
+    for missing in (e for dues in owed.values() for e in dues):
+        yield ctx.finding(
+            CODE,
+            missing.section,
+            f"seat {missing.seat} was owed an Envy Bonus of {cents(missing.paid)} for seat "
+            f"{missing.for_seat}'s {missing.hand.replace('_', ' ')}, and was not paid",
+            seat=missing.seat,
+            expected=missing.paid,
+            actual=0,
+            event_ids=_progressive_ids(ctx, missing.seat),
+        )
+
+
+def _progressive_ids(ctx: RoundContext, seat: int) -> list[str]:
+    for bet in ("progressive", "five_card_progressive"):
+        wager = ctx.view.wagers.get((seat, bet))
+        if wager:
+            return wager.event_ids
+    return []

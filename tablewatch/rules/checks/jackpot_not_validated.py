@@ -1,0 +1,35 @@
+"""JACKPOT_NOT_VALIDATED: a progressive payout with no floorperson's validation.
+
+§ 641a.11(c)(5)(iii); § 643a.11(g)(3)(iii) (three-card progressive),
+(g)(4)(iii) (Five-Card Progressive), (g)(5)(ii) (Five Card Hand Bonus from
+500 for 1, or a share of the meter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tablewatch.rules.checks.context import RoundContext, cents
+from tablewatch.rules.checks.settled_lines import first_settles
+from tablewatch.rules.findings import Finding
+
+CODE = "JACKPOT_NOT_VALIDATED"
+
+
+def check(ctx: RoundContext) -> Iterator[Finding]:
+    for key, settle in first_settles(ctx).items():
+        expected = ctx.settlement.lines.get(key)
+        if expected is None or expected.validation_section is None:
+            continue
+        if settle.result != "win" or settle.validated_by:
+            continue
+        yield ctx.finding(
+            CODE,
+            expected.validation_section,
+            f"seat {settle.seat} {settle.bet}: a progressive payout of {cents(settle.paid)} "
+            f"({(expected.hand or '').replace('_', ' ')}) with no floorperson validation",
+            seat=settle.seat,
+            bet=settle.bet,
+            actual=settle.paid,
+            event_ids=(settle.event_id,),
+        )

@@ -1,0 +1,42 @@
+"""JACKPOT_PAID_FROM_INVENTORY: a share-of-the-meter progressive payout paid from the table.
+
+§ 641a.11(c)(5)(iv): 100% of the meter may not be paid from the table
+inventory container; § 643a.11(g)(3)(iv) likewise for the three-card
+progressive, § 643a.11(g)(4)(iv) for any percentage of the Five-Card
+Progressive meter. A meter payout whose source is not reported is flagged
+too: nothing shows it did not come from the inventory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tablewatch.rules.checks.context import RoundContext, cents
+from tablewatch.rules.checks.settled_lines import first_settles
+from tablewatch.rules.findings import Finding
+
+CODE = "JACKPOT_PAID_FROM_INVENTORY"
+
+
+def check(ctx: RoundContext) -> Iterator[Finding]:
+    for key, settle in first_settles(ctx).items():
+        expected = ctx.settlement.lines.get(key)
+        if expected is None or expected.not_from_inventory_section is None:
+            continue
+        if settle.result != "win" or settle.paid_from == "cage":
+            continue
+        source = (
+            "from the table inventory container"
+            if settle.paid_from == "table_inventory"
+            else "with no payment source reported"
+        )
+        yield ctx.finding(
+            CODE,
+            expected.not_from_inventory_section,
+            f"seat {settle.seat} {settle.bet}: {(expected.hand or '').replace('_', ' ')} pays "
+            f"{expected.odds}; {cents(settle.paid)} was paid {source}",
+            seat=settle.seat,
+            bet=settle.bet,
+            actual=settle.paid,
+            event_ids=(settle.event_id,),
+        )

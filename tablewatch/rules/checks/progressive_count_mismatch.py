@@ -1,0 +1,34 @@
+"""PROGRESSIVE_COUNT_MISMATCH: progressive chips on the layout differ from wagers accepted.
+
+§ 641a.8(b), 641a.9(a)(3), 641a.10(a)(2); § 643a.8(b)(2), 643a.9(a)(3)(ii),
+643a.10(a)(2)(ii): at lockout the dealer verifies that the progressive chips
+equal the wagers the progressive system accepted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tablewatch.rules.checks.context import RoundContext
+from tablewatch.rules.findings import Finding
+
+CODE = "PROGRESSIVE_COUNT_MISMATCH"
+FCP = {"manual_shoe": "§ 641a.8(b)", "hand": "§ 641a.9(a)(3)", "automated_shoe": "§ 641a.10(a)(2)"}
+LIR = {
+    "manual_shoe": "§ 643a.8(b)(2)",
+    "hand": "§ 643a.9(a)(3)(ii)",
+    "automated_shoe": "§ 643a.10(a)(2)(ii)",
+}
+
+
+def check(ctx: RoundContext) -> Iterator[Finding]:
+    lockout = ctx.rnd.lockout
+    if lockout is None or lockout.progressive_accepted == lockout.progressive_chips:
+        return
+    yield ctx.finding(
+        CODE,
+        ctx.dealing_section(FCP, LIR),
+        f"{lockout.progressive_chips} progressive chip(s) on the layout but the progressive "
+        f"system accepted {lockout.progressive_accepted} wager(s)",
+        event_ids=(lockout.event_id,),
+    )

@@ -1,0 +1,131 @@
+"""ROUND_NOT_VOIDED: a round that had to be voided was settled instead.
+
+The round must be void, every wager returned, when (§ 641a.13, § 643a.13):
+- a player, the dealer (six cards) or the community area (two cards) was
+  dealt the wrong number of cards, (c);
+- a dealer card (Four Card Poker) or a community card (Let It Ride) was
+  exposed before its reveal, (d);
+- more than one card was found face up in the deck, (a);
+- the automated dealing shoe jammed, stopped or failed to deal, (f).
+A wrong stub count is its own check (STUB_COUNT_MISMATCH).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tablewatch.rules.checks.context import FCP, RoundContext, VoidCause
+from tablewatch.rules.findings import Finding
+
+CODE = "ROUND_NOT_VOIDED"
+PLAYER_CARDS = {"four_card_poker": 5, "let_it_ride": 3}
+
+
+def void_causes(ctx: RoundContext) -> list[VoidCause]:
+    """Every reason this round had to be voided."""
+    return [*_misdeals(ctx), *_early_exposures(ctx), *_face_up_in_deck(ctx), *_shoe_faults(ctx)]
+
+
+def check(ctx: RoundContext) -> Iterator[Finding]:
+    if ctx.rnd.void is not None or not ctx.void_causes:
+        return
+    settles = [s.event_id for s in ctx.rnd.settles]
+    for cause in ctx.void_causes:
+        yield ctx.finding(
+            CODE,
+            cause.section,
+            f"{cause.reason}: the round had to be voided and every wager returned, "
+            f"but it was {'settled' if settles else 'not voided'}",
+            event_ids=[*cause.event_ids, *settles[:1]],
+        )
+
+
+def _misdeals(ctx: RoundContext) -> Iterator[VoidCause]:
+    section = ctx.section("§ 641a.13(c)", "§ 643a.13(c)")
+    view = ctx.view
+    need = PLAYER_CARDS[ctx.game]
+    seats = sorted(set(view.seats()) | set(view.dealt_seats()))
+    for seat in seats:
+        got = len(view.seat_cards(seat))
+        if got != need:
+            events = view.card_events.get(f"seat:{seat}", [])
+            yield VoidCause(
+                f"seat {seat} was dealt {got} card(s), not {need}",
+                section,
+                tuple(e.event_id for e in events[-need - 1 :]),
+            )
+    if not seats:
+        return
+    if ctx.game == FCP:
+        areas = [("dealer", 6, "the dealer")]
+    else:
+        areas = [("community", 2, "the community area")]
+        if any(bet == "six_card_bonus" for _, bet in view.wagers):
+            areas.append(("bonus", 3, "the Six Card Bonus area"))
+    for target, count, name in areas:
+        got = len(view.cards.get(target, []))
+        if got != count:
+            events = view.card_events.get(target, [])
+            yield VoidCause(
+                f"{name} was dealt {got} card(s), not {count}",
+                section,
+                tuple(e.event_id for e in events[-count - 1 :]),
+            )
+
+
+def _early_exposures(ctx: RoundContext) -> Iterator[VoidCause]:
+    section = ctx.section("§ 641a.13(d)", "§ 643a.13(d)")
+    if ctx.game == FCP:
+        target, name, allowed_face_up = "dealer", "a dealer card", 1
+        reveal = ctx.view.reveals.get(("dealer", None))
+    else:
+        target, name, allowed_face_up = "community", "a community card", 0
+        reveal = ctx.view.reveals.get(("community", 2))
+    for exposure in ctx.rnd.exposures:
+        if exposure.to != target:
+            continue
+        if reveal is not None and exposure.ts >= reveal.ts:
+            continue
+        if ctx.game != FCP and _already_turned(ctx, exposure.card, exposure.ts):
+            continue
+        yield VoidCause(
+            f"{name} ({exposure.card}) was exposed before its reveal",
+            section,
+            (exposure.event_id,),
+        )
+    face_up = [e for e in ctx.view.card_events.get(target, []) if e.face_up]
+    if len(face_up) > allowed_face_up:
+        shown = face_up[allowed_face_up:] if ctx.game == FCP else face_up
+        for event in shown[:1]:
+            yield VoidCause(
+                f"{name} ({event.card}) was dealt face up",
+                section,
+                tuple(e.event_id for e in shown),
+            )
+
+
+def _already_turned(ctx: RoundContext, card: str, ts: str) -> bool:
+    """A Let It Ride community card seen after it was turned is no exposure."""
+    first = ctx.view.reveals.get(("community", 1))
+    community = ctx.view.card_events.get("community", [])
+    return first is not None and ts >= first.ts and bool(community) and community[0].card == card
+
+
+def _face_up_in_deck(ctx: RoundContext) -> Iterator[VoidCause]:
+    found = [e for e in ctx.rnd.exposures if e.to == "deck"]
+    if len(found) > 1:
+        yield VoidCause(
+            f"{len(found)} cards were found face up in the deck",
+            ctx.section("§ 641a.13(a)", "§ 643a.13(a)"),
+            tuple(e.event_id for e in found),
+        )
+
+
+def _shoe_faults(ctx: RoundContext) -> Iterator[VoidCause]:
+    for fault in ctx.rnd.faults:
+        if fault.device == "automated_shoe":
+            yield VoidCause(
+                f"the automated dealing shoe reported `{fault.fault}` during the round",
+                ctx.section("§ 641a.13(f)", "§ 643a.13(f)"),
+                (fault.event_id,),
+            )

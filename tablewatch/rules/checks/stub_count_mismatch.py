@@ -1,0 +1,51 @@
+"""STUB_COUNT_MISMATCH: the stub and the cards dealt do not make 52, and the round was not voided.
+
+§ 641a.8(h), 641a.9(f), 641a.10(f); § 643a.8(h), 643a.9(f), 643a.10(f): a
+wrong count voids every hand (and, if there was no misdeal, the deck leaves
+the table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tablewatch.rules.cards import DECK_SIZE
+from tablewatch.rules.checks.context import RoundContext
+from tablewatch.rules.findings import Finding
+
+CODE = "STUB_COUNT_MISMATCH"
+FCP = {"manual_shoe": "§ 641a.8(h)", "hand": "§ 641a.9(f)", "automated_shoe": "§ 641a.10(f)"}
+LIR = {"manual_shoe": "§ 643a.8(h)", "hand": "§ 643a.9(f)", "automated_shoe": "§ 643a.10(f)"}
+
+
+def cards_out_of_deck(ctx: RoundContext) -> int:
+    """Cards taken from the deck this round: dealt, burnt, or found face up in it.
+
+    Each ``card`` event is one card off the deck (a duplicate is a card too:
+    the deck held an extra one); a card found face up counts once even if it
+    is also reported going to the discard rack.
+    """
+    dealt = {e.card for e in ctx.rnd.cards}
+    found = {e.card for e in ctx.rnd.exposures if e.to == "deck"}
+    return len(ctx.rnd.cards) + len(found - dealt)
+
+
+def mismatched(ctx: RoundContext) -> bool:
+    out = cards_out_of_deck(ctx)
+    return any(s.count + out != DECK_SIZE for s in ctx.rnd.stub_counts)
+
+
+def check(ctx: RoundContext) -> Iterator[Finding]:
+    if ctx.rnd.void is not None:
+        return
+    out = cards_out_of_deck(ctx)
+    for stub in ctx.rnd.stub_counts:
+        if stub.count + out == DECK_SIZE:
+            continue
+        yield ctx.finding(
+            CODE,
+            ctx.dealing_section(FCP, LIR),
+            f"stub of {stub.count} card(s) with {out} dealt makes {stub.count + out}, not "
+            f"{DECK_SIZE}: every hand had to be voided",
+            event_ids=(stub.event_id,),
+        )

@@ -1,0 +1,37 @@
+"""UNEQUAL_BETS: Let It Ride Bets 1, 2 and 3 must be three equal wagers (§ 643a.7(d))."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tablewatch.rules.checks.context import LIR, RoundContext
+from tablewatch.rules.findings import Finding
+
+CODE = "UNEQUAL_BETS"
+MAIN_BETS = ("bet1", "bet2", "bet3")
+
+
+def check(ctx: RoundContext) -> Iterator[Finding]:
+    if ctx.game != LIR:
+        return
+    for seat in ctx.view.seats():
+        amounts = [ctx.view.amount(seat, bet) for bet in MAIN_BETS]
+        if not any(amounts) or len(set(amounts)) == 1:
+            continue
+        ids = [i for bet in MAIN_BETS for i in _ids(ctx, seat, bet)]
+        yield ctx.finding(
+            CODE,
+            "§ 643a.7(d)",
+            "bets 1, 2, 3 are "
+            + ", ".join(f"{a / 100:,.2f}" for a in amounts)
+            + ": three equal wagers are required",
+            seat=seat,
+            expected=amounts[2] or max(amounts),
+            actual=min(amounts),
+            event_ids=ids,
+        )
+
+
+def _ids(ctx: RoundContext, seat: int, bet: str) -> list[str]:
+    wager = ctx.view.wagers.get((seat, bet))
+    return wager.event_ids if wager else []

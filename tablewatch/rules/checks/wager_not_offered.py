@@ -1,0 +1,41 @@
+"""WAGER_NOT_OFFERED (this service's own): a wager the game or the table does not offer.
+
+A bet name of the other game, or a side wager the casino's Rules Submission
+(the table configuration) does not offer (§ 641a.7(d), § 643a.7(e)-(g)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tablewatch.rules.checks.context import FCP, RoundContext
+from tablewatch.rules.findings import Finding
+
+CODE = "WAGER_NOT_OFFERED"
+ALWAYS = {"four_card_poker": {"ante"}, "let_it_ride": {"bet1", "bet2", "bet3"}}
+LIR_MAIN = "main"
+
+
+def check(ctx: RoundContext) -> Iterator[Finding]:
+    section = ctx.section("§ 641a.7(d)", "§ 643a.7")
+    for (seat, bet), wager in ctx.view.wagers.items():
+        if offered(ctx, bet):
+            continue
+        yield ctx.finding(
+            CODE,
+            section,
+            f"seat {seat} wagered on {bet}, which table {ctx.rnd.table_id} "
+            f"({ctx.game}) does not offer",
+            seat=seat,
+            bet=bet,
+            actual=wager.amount,
+            event_ids=wager.event_ids,
+        )
+
+
+def offered(ctx: RoundContext, bet: str) -> bool:
+    if bet in ALWAYS[ctx.game]:
+        return True
+    if ctx.game == FCP and bet in ("play", "ante_bonus"):
+        return False  # made by decision / paid by the house, never wagered
+    return ctx.config.offers(bet)

@@ -1,0 +1,136 @@
+"""WRONG_PAYOUT: a wager settled for other than the rules and the table's pay tables require.
+
+Covers under- and over-payment, a winner collected, a loser paid, a pulled or
+removed bet paid, an Ante bonus due and not paid, and the Let It Ride payout
+limit ignored (one finding on ``bet`` ``main`` for the three bets together).
+The section cited is the rule that prices the wager.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tablewatch.rules.checks.context import RoundContext, cents
+from tablewatch.rules.checks.settled_lines import first_settles, meter_at_payment
+from tablewatch.rules.events import Settle
+from tablewatch.rules.findings import Finding
+from tablewatch.rules.settlement import Expected, PayoutLimit
+
+CODE = "WRONG_PAYOUT"
+MAIN_BETS = ("bet1", "bet2", "bet3")
+
+
+def check(ctx: RoundContext, *, complete: bool = True) -> Iterator[Finding]:
+    """``complete``: the round ended, so a missing Ante bonus line is an unpaid one."""
+    lines = ctx.settlement.lines
+    settled = first_settles(ctx)
+    for key, settle in settled.items():
+        expected = lines.get(key)
+        if expected is None:
+            yield from _unexpected(ctx, settle)
+        elif settle.seat in ctx.settlement.limits and settle.bet in MAIN_BETS:
+            continue  # judged together below
+        else:
+            yield from _compare(ctx, expected, settle)
+    for key, expected in lines.items() if complete else ():
+        if key not in settled and expected.bet == "ante_bonus" and expected.result == "win":
+            owed = expected.paid(None)
+            yield ctx.finding(
+                CODE,
+                expected.section,
+                f"seat {expected.seat} holds {_hand(expected)}: an Ante bonus of {cents(owed)} "
+                f"({expected.odds} on the {cents(expected.stake)} Ante) was due and not paid",
+                seat=expected.seat,
+                bet="ante_bonus",
+                expected=owed,
+                actual=0,
+            )
+    for limit in ctx.settlement.limits.values():
+        yield from _limited(ctx, limit, settled)
+
+
+def _compare(ctx: RoundContext, expected: Expected, settle: Settle) -> Iterator[Finding]:
+    owed = expected.paid(meter_at_payment(ctx, settle))
+    result_ok = settle.result == expected.result
+    if result_ok and owed is not None and settle.paid == owed:
+        return
+    if owed is None:
+        why = f"{_hand(expected)} pays {expected.odds} but no meter reading is known"
+    elif expected.result == "win":
+        why = f"{_hand(expected)} pays {expected.odds} on {cents(expected.stake)}: {cents(owed)}"
+    elif expected.result == "returned":
+        why = f"the bet was pulled back: returned, nothing paid or collected ({expected.section})"
+    else:
+        why = f"the wager loses ({_hand(expected)}): collected, nothing paid"
+    yield ctx.finding(
+        CODE,
+        expected.section,
+        f"seat {settle.seat} {settle.bet}: {why}; settled `{settle.result}` with "
+        f"{cents(settle.paid)} paid",
+        seat=settle.seat,
+        bet=settle.bet,
+        expected=owed,
+        actual=settle.paid,
+        event_ids=(settle.event_id,),
+    )
+
+
+def _unexpected(ctx: RoundContext, settle: Settle) -> Iterator[Finding]:
+    key = (settle.seat, settle.bet)
+    if key in ctx.view.wagers:
+        return  # on the layout but not priced: a misdeal or a wager not offered, judged elsewhere
+    if settle.result == "returned" and settle.paid == 0:
+        return  # a removed (or never placed) wager handed back: nothing moved
+    if key in ctx.view.removed:
+        why = "was taken back before the lockout"
+        ids = (settle.event_id, *ctx.view.removed[key][-1:])
+    else:
+        why = "was never placed"
+        ids = (settle.event_id,)
+    yield ctx.finding(
+        CODE,
+        ctx.section("§ 641a.11(c)", "§ 643a.11(f)"),
+        f"seat {settle.seat} {settle.bet} {why}, yet was settled `{settle.result}` with "
+        f"{cents(settle.paid)} paid",
+        seat=settle.seat,
+        bet=settle.bet,
+        expected=0,
+        actual=settle.paid,
+        event_ids=ids,
+    )
+
+
+def _limited(
+    ctx: RoundContext, limit: PayoutLimit, settled: dict[tuple[int, str], Settle]
+) -> Iterator[Finding]:
+    """The three bets of one hand together pay at most the payout limit."""
+    lines = [ctx.settlement.lines.get((limit.seat, bet)) for bet in MAIN_BETS]
+    winning = [e for e in lines if e is not None and e.result == "win"]
+    paid = 0
+    ids: list[str] = []
+    wrong_result = False
+    for expected in winning:
+        settle = settled.get((expected.seat, expected.bet))
+        if settle is None:
+            continue  # UNSETTLED_WAGER reports it
+        paid += settle.paid
+        ids.append(settle.event_id)
+        wrong_result |= settle.result != "win"
+    if paid == limit.limit and not wrong_result:
+        return
+    yield ctx.finding(
+        CODE,
+        limit.section,
+        f"seat {limit.seat}: the hand's bets would pay {cents(limit.uncapped)}, over the "
+        f"{cents(limit.limit)} payout limit per hand: {cents(limit.limit)} due in all, "
+        f"{cents(paid)} paid",
+        seat=limit.seat,
+        bet="main",
+        expected=limit.limit,
+        actual=paid,
+        event_ids=ids,
+    )
+
+
+def _hand(expected: Expected) -> str:
+    return (expected.hand or "no paying hand").replace("_", " ")

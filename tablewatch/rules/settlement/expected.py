@@ -1,0 +1,74 @@
+"""What each wager of a round should have been settled for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tablewatch.rules.paytables.odds import Odds
+from tablewatch.rules.round_view import WagerKey
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """The settlement one wager is owed.
+
+    ``result`` is ``win``, ``lose`` or ``returned``. A winning meter payout
+    (``odds.is_meter``) is priced at settlement time from the meter reading.
+    ``optional``: no ``settle`` line is needed (a pulled Let It Ride bet, an
+    Ante bonus that is not due).
+    """
+
+    seat: int
+    bet: str
+    result: str
+    stake: int
+    section: str
+    hand: str | None = None
+    odds: Odds | None = None
+    optional: bool = False
+    validation_section: str | None = None  # a win here needs a floorperson's validation
+    not_from_inventory_section: str | None = None  # a win here may not come from the inventory
+
+    def paid(self, meter: int | None) -> int | None:
+        """Cents owed; ``None`` for a meter payout with no meter reading."""
+        if self.result != "win" or self.odds is None:
+            return 0
+        return self.odds.paid(self.stake, meter)
+
+    @property
+    def is_meter(self) -> bool:
+        return self.result == "win" and self.odds is not None and self.odds.is_meter
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedEnvy:
+    seat: int  # who receives it
+    for_seat: int  # whose hand earns it
+    paid: int
+    hand: str
+    section: str
+
+
+@dataclass(frozen=True, slots=True)
+class PayoutLimit:
+    """A Let It Ride hand whose main bets together exceed the payout limit (§ 643a.12(e))."""
+
+    seat: int
+    limit: int
+    uncapped: int
+    section: str
+
+
+@dataclass(slots=True)
+class Settlement:
+    lines: dict[WagerKey, Expected] = field(default_factory=dict)
+    envy: list[ExpectedEnvy] = field(default_factory=list)
+    limits: dict[int, PayoutLimit] = field(default_factory=dict)
+
+    def add(self, line: Expected) -> None:
+        self.lines[(line.seat, line.bet)] = line
+
+
+def envy_amount(per_dollar_cents: int, stake: int) -> int:
+    """The Envy Bonus for a wager of ``stake`` cents, from the $1 amount (pro rata)."""
+    return per_dollar_cents * stake // 100

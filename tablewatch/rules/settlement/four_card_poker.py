@@ -1,0 +1,185 @@
+"""Expected settlement of a Four Card Poker round (§§ 641a.11, 641a.12).
+
+- Ante and Play: 1 to 1 when the player's best four cards are equal to or
+  better than the dealer's best four of six (a tie goes to the player);
+  § 641a.11(c)(3).
+- A player who makes no Play Wager forfeits the Ante and the Progressive
+  wager but keeps the Aces Up wager and the right to Envy Bonuses
+  (§ 641a.11(b)).
+- Ante bonus on trips or better, to a player who made a Play Wager, even on a
+  losing hand (§ 641a.12(b)).
+- Aces Up pays on the table regardless of the dealer (§ 641a.11(c)(4)).
+- Progressive "for 1", four aces 100% of the meter, validated by a
+  floorperson and never from the table inventory (§ 641a.11(c)(5)).
+- Envy Bonus to each progressive player for every *other* player's
+  qualifying hand (§ 641a.11(c)(5)(v), § 641a.12(d)(5)).
+"""
+
+from __future__ import annotations
+
+from tablewatch.rules.config import TableConfig
+from tablewatch.rules.hands import best4of5, best4of6
+from tablewatch.rules.paytables import four_card_poker_ante as ante_tables
+from tablewatch.rules.paytables import four_card_poker_progressive as progressive_tables
+from tablewatch.rules.paytables.hand_names import four_card_names
+from tablewatch.rules.round_view import RoundView
+from tablewatch.rules.settlement.expected import (
+    Expected,
+    ExpectedEnvy,
+    Settlement,
+    envy_amount,
+)
+
+FORFEIT_SECTION = "§ 641a.11(b)"
+COMPARE_SECTION = "§ 641a.11(c)(3)"
+VALIDATION_SECTION = "§ 641a.11(c)(5)(iii)"
+INVENTORY_SECTION = "§ 641a.11(c)(5)(iv)"
+ENVY_RULE_SECTION = "§ 641a.11(c)(5)(v)"
+
+
+def settle_four_card_poker(view: RoundView, config: TableConfig) -> Settlement:
+    out = Settlement()
+    dealer_cards = view.cards.get("dealer", [])
+    dealer = best4of6(dealer_cards) if len(dealer_cards) == 6 else None
+    hands: dict[int, int] = {}
+    for seat in view.dealt_seats():
+        cards = view.seat_cards(seat)
+        if len(cards) == 5:
+            hands[seat] = best4of5(cards)
+    for seat in view.seats():
+        hand = hands.get(seat)
+        if hand is None:
+            continue  # a misdeal: the round must be voided, nothing to price
+        _settle_seat(out, view, config, seat, hand, dealer)
+    _envy(out, view, config, hands)
+    return out
+
+
+def _settle_seat(
+    out: Settlement,
+    view: RoundView,
+    config: TableConfig,
+    seat: int,
+    hand: int,
+    dealer: int | None,
+) -> None:
+    names = four_card_names(hand)
+    ante = view.amount(seat, "ante")
+    play = _play_amount(view, seat)
+    folded = ante > 0 and play == 0
+    if ante:
+        if folded:
+            out.add(Expected(seat, "ante", "lose", ante, FORFEIT_SECTION))
+        elif dealer is not None:
+            won = hand >= dealer
+            out.add(
+                Expected(
+                    seat,
+                    "ante",
+                    "win" if won else "lose",
+                    ante,
+                    COMPARE_SECTION,
+                    odds=ante_tables.ANTE_AND_PLAY,
+                )
+            )
+    if play and dealer is not None:
+        won = hand >= dealer
+        out.add(
+            Expected(
+                seat,
+                "play",
+                "win" if won else "lose",
+                play,
+                COMPARE_SECTION,
+                odds=ante_tables.ANTE_AND_PLAY,
+            )
+        )
+    if ante and play:
+        bonus = ante_tables.ANTE_BONUS.odds_for(names)
+        if bonus is not None:
+            out.add(
+                Expected(seat, "ante_bonus", "win", ante, ante_tables.ANTE_BONUS_SECTION, *bonus)
+            )
+        else:
+            out.add(
+                Expected(
+                    seat, "ante_bonus", "lose", ante, ante_tables.ANTE_BONUS_SECTION, optional=True
+                )
+            )
+    _table_wager(out, view, config, seat, "aces_up", names)
+    stake = view.amount(seat, "progressive")
+    if stake and folded:
+        out.add(Expected(seat, "progressive", "lose", stake, FORFEIT_SECTION))
+    elif stake:
+        _table_wager(out, view, config, seat, "progressive", names)
+
+
+def _table_wager(
+    out: Settlement,
+    view: RoundView,
+    config: TableConfig,
+    seat: int,
+    bet: str,
+    names: tuple[str, ...],
+) -> None:
+    stake = view.amount(seat, bet)
+    table = config.paytables.get(bet)
+    if not stake or table is None:
+        return
+    won = table.odds_for(names)
+    if won is None:
+        out.add(Expected(seat, bet, "lose", stake, table.section))
+        return
+    hand, odds = won
+    progressive = bet == "progressive"
+    out.add(
+        Expected(
+            seat,
+            bet,
+            "win",
+            stake,
+            table.section,
+            hand,
+            odds,
+            validation_section=VALIDATION_SECTION if progressive else None,
+            not_from_inventory_section=INVENTORY_SECTION if odds.is_meter else None,
+        )
+    )
+
+
+def _play_amount(view: RoundView, seat: int) -> int:
+    """The Play wager the player's first decision made (0 for a fold or no decision)."""
+    for decision in view.decisions.get(seat, []):
+        if decision.action == "play":
+            return decision.amount or 0
+        if decision.action == "fold":
+            return 0
+    return 0
+
+
+def _envy(out: Settlement, view: RoundView, config: TableConfig, hands: dict[int, int]) -> None:
+    if not config.envy_per_dollar:
+        return
+    qualifying: list[tuple[int, str, int]] = []
+    for seat, hand in hands.items():
+        for name in four_card_names(hand):
+            if name in config.envy_per_dollar:
+                qualifying.append((seat, name, config.envy_per_dollar[name]))
+                break
+    if not qualifying:
+        return
+    for seat in view.seats():
+        stake = view.amount(seat, "progressive")
+        if not stake:
+            continue
+        for holder, name, per_dollar in qualifying:
+            if holder != seat:
+                out.envy.append(
+                    ExpectedEnvy(
+                        seat,
+                        holder,
+                        envy_amount(per_dollar, stake),
+                        name,
+                        f"{ENVY_RULE_SECTION}, {progressive_tables.ENVY_SECTION}",
+                    )
+                )

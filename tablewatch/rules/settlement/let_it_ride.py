@@ -1,0 +1,233 @@
+"""Expected settlement of a Let It Ride round (§ 643a.11 as amended 2019, § 643a.12).
+
+- Bets 1, 2, 3 pay on the five-card hand (three cards + two community cards)
+  at pay table A or B when it is a pair of tens or better; a bet pulled back
+  (§ 643a.11(b), (d)) is returned. The payout limit per hand (§ 643a.12(e))
+  caps what the three bets pay together, and nothing else.
+- Five Card Bonus on the five-card hand; Three Card Bonus and the (three-card)
+  Progressive on the player's three cards; the progressive's spade
+  mini-royal is 100% of the meter, never from the table inventory.
+- Envy Bonus to each progressive player for every *other* player's
+  mini-royal (§ 643a.11(g)(3)(v), § 643a.12(d)(5)).
+- 2019 wagers, pay tables from the configuration: Five-Card Progressive and
+  its Envy Bonus, Five Card Hand Bonus, Six Card Bonus (best five of the
+  player's three cards and the three bonus cards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tablewatch.rules.config import TableConfig
+from tablewatch.rules.hands import best5of6, strength3, strength5
+from tablewatch.rules.paytables import let_it_ride_main
+from tablewatch.rules.paytables import let_it_ride_progressive as progressive_tables
+from tablewatch.rules.paytables.casino_supplied import FIVE_CARD_ENVY_SECTION
+from tablewatch.rules.paytables.hand_names import five_card_names, three_card_names
+from tablewatch.rules.paytables.odds import OddsKind
+from tablewatch.rules.round_view import RoundView
+from tablewatch.rules.settlement.expected import (
+    Expected,
+    ExpectedEnvy,
+    PayoutLimit,
+    Settlement,
+    envy_amount,
+)
+
+MAIN_BETS = ("bet1", "bet2", "bet3")
+PULLABLE = ("bet1", "bet2")
+WITHDRAW_SECTION = {"bet1": "§ 643a.11(b)", "bet2": "§ 643a.11(d)"}
+THREE_CARD_VALIDATION = "§ 643a.11(g)(3)(iii)"
+THREE_CARD_INVENTORY = "§ 643a.11(g)(3)(iv)"
+THREE_CARD_ENVY_RULE = "§ 643a.11(g)(3)(v)"
+FIVE_CARD_VALIDATION = "§ 643a.11(g)(4)(iii)"
+FIVE_CARD_INVENTORY = "§ 643a.11(g)(4)(iv)"
+FIVE_CARD_ENVY_RULE = "§ 643a.11(g)(4)(v)"
+HAND_BONUS_VALIDATION = "§ 643a.11(g)(5)(ii)"
+HAND_BONUS_VALIDATION_ODDS = 500  # "for 1" payouts from 500 for 1 need a floorperson
+
+
+def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
+    out = Settlement()
+    community = view.cards.get("community", [])
+    bonus = view.cards.get("bonus", [])
+    five: dict[int, tuple[str, ...]] = {}
+    three: dict[int, tuple[str, ...]] = {}
+    for seat in view.dealt_seats():
+        cards = view.seat_cards(seat)
+        if len(cards) != 3:
+            continue
+        three[seat] = three_card_names(strength3(cards), cards)
+        if len(community) == 2:
+            five[seat] = five_card_names(strength5([*cards, *community]))
+    for seat in view.seats():
+        if seat not in five:
+            continue  # a misdeal: the round must be voided, nothing to price
+        _main_bets(out, view, config, seat, five[seat])
+        _table_wager(out, view, config, seat, "five_card_bonus", five[seat])
+        _table_wager(out, view, config, seat, "three_card_bonus", three[seat])
+        _table_wager(
+            out,
+            view,
+            config,
+            seat,
+            "progressive",
+            three[seat],
+            THREE_CARD_VALIDATION,
+            THREE_CARD_INVENTORY,
+        )
+        _table_wager(
+            out,
+            view,
+            config,
+            seat,
+            "five_card_progressive",
+            five[seat],
+            FIVE_CARD_VALIDATION,
+            FIVE_CARD_INVENTORY,
+        )
+        _hand_bonus(out, view, config, seat, five[seat])
+        if len(bonus) == 3:
+            six = five_card_names(best5of6([*view.seat_cards(seat), *bonus]))
+            _table_wager(out, view, config, seat, "six_card_bonus", six)
+    _envy(
+        out,
+        view,
+        three,
+        "progressive",
+        config.envy_per_dollar,
+        f"{THREE_CARD_ENVY_RULE}, {progressive_tables.ENVY_SECTION}",
+    )
+    _envy(
+        out,
+        view,
+        five,
+        "five_card_progressive",
+        config.five_card_envy_per_dollar,
+        f"{FIVE_CARD_ENVY_RULE}, {FIVE_CARD_ENVY_SECTION}",
+    )
+    return out
+
+
+def pulled_bets(view: RoundView, seat: int) -> dict[str, str]:
+    """Bets 1 and 2 the player pulled back: bet -> the decision's event_id."""
+    pulled: dict[str, str] = {}
+    for decision in view.decisions.get(seat, []):
+        if decision.action == "pull" and decision.bet in PULLABLE and decision.bet not in pulled:
+            pulled[decision.bet] = decision.event_id
+    return pulled
+
+
+def _main_bets(
+    out: Settlement, view: RoundView, config: TableConfig, seat: int, names: tuple[str, ...]
+) -> None:
+    table = config.paytables["main"]
+    won = table.odds_for(names)
+    pulled = pulled_bets(view, seat)
+    uncapped = 0
+    for bet in MAIN_BETS:
+        stake = view.amount(seat, bet)
+        if not stake:
+            continue
+        if bet in pulled:
+            out.add(Expected(seat, bet, "returned", stake, WITHDRAW_SECTION[bet], optional=True))
+        elif won is None:
+            out.add(Expected(seat, bet, "lose", stake, table.section))
+        else:
+            out.add(Expected(seat, bet, "win", stake, table.section, won[0], won[1]))
+            uncapped += won[1].value * stake
+    if config.payout_limit is not None and uncapped > config.payout_limit:
+        out.limits[seat] = PayoutLimit(
+            seat, config.payout_limit, uncapped, let_it_ride_main.PAYOUT_LIMIT_SECTION
+        )
+
+
+def _table_wager(
+    out: Settlement,
+    view: RoundView,
+    config: TableConfig,
+    seat: int,
+    bet: str,
+    names: tuple[str, ...],
+    validation: str | None = None,
+    inventory: str | None = None,
+) -> None:
+    stake = view.amount(seat, bet)
+    table = config.paytables.get(bet)
+    if not stake or table is None:
+        return
+    won = table.odds_for(names)
+    if won is None:
+        out.add(Expected(seat, bet, "lose", stake, table.section))
+        return
+    hand, odds = won
+    out.add(
+        Expected(
+            seat,
+            bet,
+            "win",
+            stake,
+            table.section,
+            hand,
+            odds,
+            validation_section=validation,
+            not_from_inventory_section=inventory if odds.is_meter else None,
+        )
+    )
+
+
+def _hand_bonus(
+    out: Settlement, view: RoundView, config: TableConfig, seat: int, names: tuple[str, ...]
+) -> None:
+    """Five Card Hand Bonus: a floorperson verifies 500 for 1 and up, and meter payouts."""
+    stake = view.amount(seat, "five_card_hand_bonus")
+    table = config.paytables.get("five_card_hand_bonus")
+    if not stake or table is None:
+        return
+    won = table.odds_for(names)
+    if won is None:
+        out.add(Expected(seat, "five_card_hand_bonus", "lose", stake, table.section))
+        return
+    hand, odds = won
+    big = odds.is_meter or (
+        odds.kind is OddsKind.FOR_ONE and odds.value >= HAND_BONUS_VALIDATION_ODDS
+    )
+    out.add(
+        Expected(
+            seat,
+            "five_card_hand_bonus",
+            "win",
+            stake,
+            table.section,
+            hand,
+            odds,
+            validation_section=HAND_BONUS_VALIDATION if big else None,
+        )
+    )
+
+
+def _envy(
+    out: Settlement,
+    view: RoundView,
+    hands: Mapping[int, tuple[str, ...]],
+    bet: str,
+    per_dollar: Mapping[str, int],
+    section: str,
+) -> None:
+    if not per_dollar:
+        return
+    qualifying: list[tuple[int, str, int]] = []
+    for holder, names in hands.items():
+        for name in names:
+            if name in per_dollar:
+                qualifying.append((holder, name, per_dollar[name]))
+                break
+    for seat in view.seats():
+        stake = view.amount(seat, bet)
+        if not stake:
+            continue
+        for holder, name, amount in qualifying:
+            if holder != seat:
+                out.envy.append(
+                    ExpectedEnvy(seat, holder, envy_amount(amount, stake), name, section)
+                )

@@ -1,0 +1,237 @@
+"""One table's state across rounds: the open round, decks, stub cadence, seq, duplicates.
+
+:class:`TableState` folds a table's events in ``seq`` order. A round is judged
+when its ``round_end`` arrives (or found incomplete when the next round
+starts, the table closes, or the input ends). Memory per table is bounded:
+the duplicate window and the list of recently closed rounds have fixed sizes.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from tablewatch.rules.checks import (
+    deck_change_overdue,
+    sequence_gap,
+    shuffler_count_mismatch,
+    stub_count_missing,
+)
+from tablewatch.rules.checks.table_level import table_finding
+from tablewatch.rules.config import TableConfig
+from tablewatch.rules.events import (
+    AnyEvent,
+    DeckIn,
+    DeckOut,
+    DeviceFault,
+    Meter,
+    RoundEnd,
+    RoundEvent,
+    RoundStart,
+    Shuffle,
+    TableClose,
+    TableOpen,
+    event_type,
+)
+from tablewatch.rules.findings import Finding
+from tablewatch.rules.judge import RoundResult, judge_round
+from tablewatch.rules.round import Round
+
+Outcome = RoundResult | Finding
+
+DEDUP_WINDOW = 50_000  # event_ids remembered per table
+CLOSED_WINDOW = 64  # round_ids remembered per table after their round_end
+
+
+@dataclass(slots=True)
+class DeckState:
+    dealing: str
+    in_ts: str
+    in_event_id: str
+    shuffle: Shuffle | None = None
+    shuffle_reported: bool = False
+    overdue_reported: bool = False
+
+
+@dataclass(slots=True)
+class TableState:
+    table_id: str
+    config: TableConfig
+    last_seq: int | None = None
+    open_round: Round | None = None
+    attached: list[Finding] = field(default_factory=list)  # for the open round
+    decks: dict[str, DeckState] = field(default_factory=dict)
+    meter: int | None = None
+    rounds_without_stub: int = 0
+    stubless_starts: list[str] = field(default_factory=list)
+    duplicates: int = 0
+    _seen: set[str] = field(default_factory=set)
+    _seen_order: deque[str] = field(default_factory=deque)
+    _closed: deque[str] = field(default_factory=lambda: deque(maxlen=CLOSED_WINDOW))
+
+    def is_duplicate(self, event_id: str) -> bool:
+        """True for an event_id already seen here; otherwise remember it."""
+        if event_id in self._seen:
+            self.duplicates += 1
+            return True
+        self._seen.add(event_id)
+        self._seen_order.append(event_id)
+        if len(self._seen_order) > DEDUP_WINDOW:
+            self._seen.discard(self._seen_order.popleft())
+        return False
+
+    def apply(self, event: AnyEvent) -> list[Outcome]:
+        """Fold one event (not a duplicate) and return what it completed."""
+        out: list[Outcome] = []
+        round_id = event.round_id if isinstance(event, RoundEvent) else None
+        gap = sequence_gap.check(self.last_seq, event, round_id)
+        self.last_seq = event.seq
+        if isinstance(event, RoundEvent):
+            self._round_event(event, gap, out)
+        else:
+            if gap is not None:
+                out.append(gap)
+            self._table_event(event, out)
+        return out
+
+    def finish(self, why: str) -> list[Outcome]:
+        """Close the open round, if any, as incomplete."""
+        out: list[Outcome] = []
+        self._close_open(why, out)
+        return out
+
+    # ---- table events -------------------------------------------------------
+
+    def _table_event(self, event: AnyEvent, out: list[Outcome]) -> None:
+        if isinstance(event, DeckIn):
+            self.decks[event.deck_id] = DeckState(event.dealing, event.ts, event.event_id)
+        elif isinstance(event, Shuffle):
+            deck = self.decks.get(event.deck_id)
+            if deck is not None:
+                deck.shuffle = event
+                deck.shuffle_reported = False
+        elif isinstance(event, DeckOut):
+            self.decks.pop(event.deck_id, None)
+        elif isinstance(event, Meter):
+            self.meter = event.amount
+            if self.open_round is not None:
+                self.open_round.observe_meter(event)
+        elif isinstance(event, DeviceFault):
+            if self.open_round is not None:
+                self.open_round.observe_fault(event)
+        elif isinstance(event, TableOpen):
+            if event.game != self.config.game:
+                out.append(
+                    table_finding(
+                        self.table_id,
+                        None,
+                        "GAME_MISMATCH",
+                        "Rules Submission (§ 601a.2)",
+                        f"table_open says {event.game} but the configuration of "
+                        f"{self.table_id} is {self.config.game}: judged as {self.config.game}",
+                        (event.event_id,),
+                        event.ts,
+                    )
+                )
+        elif isinstance(event, TableClose):
+            self._close_open("the table closed before round_end", out)
+
+    # ---- round events -------------------------------------------------------
+
+    def _round_event(self, event: RoundEvent, gap: Finding | None, out: list[Outcome]) -> None:
+        current = self.open_round
+        if isinstance(event, RoundStart):
+            self._close_open(f"round {event.round_id} started before round_end", out)
+            current = self._open(event.round_id)
+            self._on_start(event)
+        elif current is None or current.round_id != event.round_id:
+            if event.round_id in self._closed:
+                self._outside_round(event, gap, out)
+                return
+            self._close_open(f"events of round {event.round_id} arrived before round_end", out)
+            current = self._open(event.round_id)
+        if gap is not None:
+            self.attached.append(gap)
+        current.apply(event)  # type: ignore[arg-type]
+        if isinstance(event, RoundEnd):
+            self._judge(current, out, "no round_end")
+
+    def _open(self, round_id: str) -> Round:
+        rnd = Round(self.table_id, round_id, meter=self.meter)
+        self.open_round = rnd
+        self.attached = []
+        return rnd
+
+    def _on_start(self, start: RoundStart) -> None:
+        deck = self.decks.get(start.deck_id)
+        if deck is None:
+            return
+        if not deck.overdue_reported:
+            late = deck_change_overdue.check(
+                self.config.game, deck.dealing, deck.in_ts, deck.in_event_id, start
+            )
+            if late is not None:
+                self.attached.append(late)
+                deck.overdue_reported = True
+        if deck.shuffle is not None and not deck.shuffle_reported:
+            bad = shuffler_count_mismatch.check(self.config.game, deck.shuffle, start)
+            if bad is not None:
+                self.attached.append(bad)
+            deck.shuffle_reported = True
+
+    def _dealing(self, rnd: Round) -> str:
+        deck = self.decks.get(rnd.start.deck_id) if rnd.start else None
+        if deck is not None:
+            return deck.dealing
+        return self.config.dealing or "hand"
+
+    def _close_open(self, why: str, out: list[Outcome]) -> None:
+        if self.open_round is not None:
+            self._judge(self.open_round, out, why)
+
+    def _judge(self, rnd: Round, out: list[Outcome], why: str) -> None:
+        dealing = self._dealing(rnd)
+        if rnd.start is not None and not self.config.counting_shuffler:
+            self._stub_cadence(rnd, dealing)
+        out.append(judge_round(rnd, self.config, dealing, tuple(self.attached), why))
+        self._closed.append(rnd.round_id)
+        self.open_round = None
+        self.attached = []
+
+    def _stub_cadence(self, rnd: Round, dealing: str) -> None:
+        assert rnd.start is not None
+        if rnd.stub_counts:
+            self.rounds_without_stub = 0
+            self.stubless_starts = []
+            return
+        self.rounds_without_stub += 1
+        self.stubless_starts.append(rnd.start.event_id)
+        if self.rounds_without_stub >= stub_count_missing.ROUNDS:
+            self.attached.append(
+                stub_count_missing.check(
+                    self.config.game,
+                    dealing,
+                    self.table_id,
+                    rnd.round_id,
+                    tuple(self.stubless_starts),
+                    rnd.ts,
+                )
+            )
+            self.rounds_without_stub = 0
+            self.stubless_starts = []
+
+    def _outside_round(self, event: RoundEvent, gap: Finding | None, out: list[Outcome]) -> None:
+        if gap is not None:
+            out.append(gap)
+        out.append(
+            table_finding(
+                self.table_id,
+                event.round_id,
+                "EVENT_OUTSIDE_ROUND",
+                "CONTROLLER_PROTOCOL v1 round events",
+                f"`{event_type(event)}` for round {event.round_id} arrived after its round_end: "
+                "not part of the judged round",
+                (event.event_id,),
+                event.ts,
+            )
+        )
