@@ -18,6 +18,11 @@ from tablewatch.rules.events import AnyEvent
 _DECODER = msgspec.json.Decoder(AnyEvent)
 _ENCODER = msgspec.json.Encoder()
 _AT_FIELD = re.compile(r" - at `\$\.?([^`]*)`$")
+_PATTERN_REASONS = {
+    "ts": "not an RFC 3339 UTC timestamp with milliseconds, like 2026-11-29T20:15:03.123Z",
+    "card": "not a card: rank 2-9 T J Q K A, then suit c d h s, like Td",
+    "to": "not a place: seat:1 .. seat:7, dealer, community, bonus, discard (deck if exposed)",
+}
 _MISSING = re.compile(r"missing required field `([^`]+)`")
 _UNKNOWN = re.compile(r"unknown field `([^`]+)`")
 
@@ -73,6 +78,8 @@ def _rejection(raw: bytes | str, where: str, message: str) -> EventRejected:
             if match:
                 field = match.group(1)
                 break
+    if field in _PATTERN_REASONS and reason.startswith("Expected `str` matching regex"):
+        reason = _PATTERN_REASONS[field]
     event_id = _peek_event_id(raw)
     if field == "type" and reason.startswith("Invalid value"):
         reason = f"unknown event type {reason.removeprefix('Invalid value ')}"

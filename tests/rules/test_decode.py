@@ -1,0 +1,133 @@
+"""Strict decoding of protocol v1 events: every malformed event names the field and the reason."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tablewatch.rules.decode import EventRejected, decode_event, encode_event
+from tablewatch.rules.events import CardDealt, Decision, Settle, Shuffle, ts_to_ms
+
+BASE: dict[str, Any] = {
+    "v": 1,
+    "event_id": "e-1",
+    "table_id": "LIR-07",
+    "seq": 1,
+    "ts": "2026-11-29T20:15:03.123Z",
+}
+
+
+def event(**fields: Any) -> bytes:
+    return json.dumps({**BASE, **fields}).encode()
+
+
+def rejected(raw: bytes | str) -> EventRejected:
+    with pytest.raises(EventRejected) as info:
+        decode_event(raw, "line 7")
+    return info.value
+
+
+def test_protocol_example_decodes() -> None:
+    card = decode_event(event(type="card", round_id="R-1", to="seat:2", card="Ah", face_up=False))
+    assert isinstance(card, CardDealt)
+    assert (card.to, card.card, card.face_up) == ("seat:2", "Ah", False)
+    settle = decode_event(
+        event(
+            type="settle",
+            round_id="R-1",
+            seat=2,
+            bet="progressive",
+            result="win",
+            paid=100,
+            paid_from="cage",
+            meter=100,
+            validated_by="FL-1",
+        )
+    )
+    assert isinstance(settle, Settle)
+    assert settle.paid_from == "cage"
+    shuffle = decode_event(event(type="shuffle", deck_id="D", method="manual", card_count=None))
+    assert isinstance(shuffle, Shuffle)
+    assert shuffle.card_count is None
+
+
+def test_round_trip_encoding() -> None:
+    raw = event(type="decision", round_id="R-1", seat=3, action="play", amount=2000)
+    decoded = decode_event(raw)
+    assert isinstance(decoded, Decision)
+    assert decode_event(encode_event(decoded)) == decoded
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "words"),
+    [
+        ({"type": "shuffle_cards"}, "type", "unknown event type"),
+        (
+            {"type": "card", "round_id": "R", "to": "seat:2", "card": "1x", "face_up": False},
+            "card",
+            "not a card",
+        ),
+        (
+            {"type": "wager", "round_id": "R", "seat": 2, "bet": "bet1", "amount": -5},
+            "amount",
+            ">= 1",
+        ),
+        ({"type": "wager", "round_id": "R", "seat": 9, "bet": "bet1", "amount": 5}, "seat", "<= 7"),
+        (
+            {"type": "wager", "round_id": "R", "seat": 2, "bet": "bet1", "amount": "5"},
+            "amount",
+            "Expected `int`",
+        ),
+        ({"type": "wager", "round_id": "R", "seat": 2, "bet": "bet1"}, "amount", "missing"),
+        (
+            {"type": "wager", "round_id": "R", "seat": 2, "bet": "big", "amount": 5},
+            "bet",
+            "Invalid enum value",
+        ),
+        ({"type": "meter", "amount": 5, "ts": "2026-11-29 20:15:03"}, "ts", "not an RFC 3339"),
+        ({"type": "meter", "amount": 5, "ts": "2026-02-30T20:15:03.123Z"}, "ts", "calendar"),
+        ({"type": "meter", "amount": 5, "ts": "2026-11-29T20:15:03Z"}, "ts", "not an RFC 3339"),
+        ({"type": "meter", "amount": 5, "colour": "red"}, "colour", "unknown field"),
+        ({"type": "meter", "amount": 5, "round_id": "R-1"}, "round_id", "unknown field"),
+        ({"type": "round_end"}, "round_id", "missing"),
+        ({"type": "meter", "amount": 5, "v": 2}, "v", "Invalid enum value"),
+        ({"type": "decision", "round_id": "R", "seat": 2, "action": "play"}, "amount", "needs"),
+        ({"type": "decision", "round_id": "R", "seat": 2, "action": "pull"}, "bet", "needs"),
+        ({"type": "reveal", "round_id": "R", "target": "community"}, "index", "needs"),
+        (
+            {
+                "type": "settle",
+                "round_id": "R",
+                "seat": 2,
+                "bet": "bet1",
+                "result": "tie",
+                "paid": 0,
+            },
+            "result",
+            "Invalid enum value",
+        ),
+    ],
+)
+def test_malformed_event_names_field_and_reason(
+    fields: dict[str, Any], field: str, words: str
+) -> None:
+    problem = rejected(event(**fields))
+    assert problem.field == field
+    assert words in problem.reason
+    assert problem.event_id == "e-1"
+    assert problem.where == "line 7"
+    assert str(problem).startswith("line 7 (event_id e-1): field `" + field + "`")
+
+
+def test_bad_json_and_missing_event_id() -> None:
+    problem = rejected(b'{"v": 1, "event_id": ')
+    assert problem.reason.startswith("bad JSON")
+    assert problem.event_id is None
+    problem = rejected(b"[1, 2]")
+    assert problem.event_id is None
+
+
+def test_timestamps_are_utc_milliseconds() -> None:
+    assert ts_to_ms("1970-01-01T00:00:01.001Z") == 1001
