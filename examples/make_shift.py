@@ -31,8 +31,13 @@ def lir_round(
     t.lockout()
     if late_bonus:
         t.wager(2, "three_card_bonus", 500)
-    deal = [("seat:2", "Ah"), ("community", "7s"), ("seat:2", "Ad"), ("community", "9d"),
-            ("seat:2", "3c")]
+    deal = [
+        ("seat:2", "Ah"),
+        ("community", "7s"),
+        ("seat:2", "Ad"),
+        ("community", "9d"),
+        ("seat:2", "3c"),
+    ]
     for to, card in deal:
         t.card(to, card)
     if stub:
@@ -64,8 +69,11 @@ def fcp_jackpot(t: TableScript, rid: str) -> None:
     t.wager(4, "ante", 1000)
     t.wager(4, "progressive", 100)
     t.lockout(accepted=2, chips=2)
-    fcp_deal(t, {1: ("Ah", "Ad", "Ac", "As", "2c"), 4: ("5c", "6d", "8h", "Jc", "2d")},
-             ("3h", "3d", "7c", "7s", "Tc", "8c"))
+    fcp_deal(
+        t,
+        {1: ("Ah", "Ad", "Ac", "As", "2c"), 4: ("5c", "6d", "8h", "Jc", "2d")},
+        ("3h", "3d", "7c", "7s", "Tc", "8c"),
+    )
     t.decision(1, "play", amount=3000)
     t.decision(4, "fold")
     t.reveal("dealer")
@@ -74,8 +82,15 @@ def fcp_jackpot(t: TableScript, rid: str) -> None:
     t.settle(1, "ante", "win", 1000)
     t.settle(1, "play", "win", 3000)
     t.settle(1, "ante_bonus", "win", 25_000)
-    t.settle(1, "progressive", "win", 812_345, paid_from="table_inventory", meter=812_345,
-             validated_by="FL-2")
+    t.settle(
+        1,
+        "progressive",
+        "win",
+        812_345,
+        paid_from="table_inventory",
+        meter=812_345,
+        validated_by="FL-2",
+    )
     t.round_end()
 
 
@@ -110,9 +125,7 @@ def main() -> None:
     lir_round(lir, "R-5", stub=False)
     lir_round(lir, "R-6", stub=True)
     events = sorted([*lir.events, *fcp.events], key=lambda e: e.ts)
-    sys.stdout.buffer.write(b"".join(
-        TableScript.encode(e) + b"\n" for e in events
-    ))
+    sys.stdout.buffer.write(b"".join(TableScript.encode(e) + b"\n" for e in events))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ by itself, so a round reads like the dealer's procedure::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from tablewatch.rules import events as ev
@@ -28,6 +28,7 @@ class TableScript:
         step_ms: int = 500,
         first_seq: int = 1,
         id_prefix: str | None = None,
+        new_id: Callable[[], str] | None = None,
     ) -> None:
         self.table_id = table_id
         self.now_ms = ts_to_ms(start)
@@ -37,8 +38,14 @@ class TableScript:
         self.events: list[ev.AnyEvent] = []
         self._prefix = id_prefix or table_id
         self._count = 0
+        self._new_id = new_id
 
     # ---- clock and numbering ----------------------------------------------
+
+    def drain(self) -> list[ev.AnyEvent]:
+        """The events written so far, forgetting them (for streaming long runs)."""
+        out, self.events = self.events, []
+        return out
 
     def wait(self, ms: int) -> TableScript:
         self.now_ms += ms
@@ -56,7 +63,7 @@ class TableScript:
         self._count += 1
         common = {
             "v": 1,
-            "event_id": f"{self._prefix}-e{self._count}",
+            "event_id": self._new_id() if self._new_id else f"{self._prefix}-e{self._count}",
             "table_id": self.table_id,
             "seq": self.seq,
             "ts": ms_to_ts(ts_ms),

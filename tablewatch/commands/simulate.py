@@ -1,0 +1,100 @@
+"""``tablewatch simulate``: a casino floor with injected dealer errors, and the truth about them."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+import msgspec
+import yaml
+
+from tablewatch.rules.decode import encode_event
+from tablewatch.rules.events import ts_to_ms
+from tablewatch.sim.floor import Floor
+
+
+@click.command()
+@click.option("--tables", default=12, show_default=True, help="Tables on the floor.")
+@click.option(
+    "--rounds", default=2000, show_default=True, help="Rounds in all, shared by the tables."
+)
+@click.option("--seed", default=1, show_default=True, help="Same seed, same bytes.")
+@click.option(
+    "--error-rate", default=0.05, show_default=True, help="Share of rounds given an error."
+)
+@click.option(
+    "--jackpot-rate", default=0.0, show_default=True, help="Share of rounds given a rare hand."
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write events.jsonl, tables.yaml and truth.jsonl here.",
+)
+@click.option("--follow", is_flag=True, help="Emit the events to stdout at table pace.")
+@click.option(
+    "--speed", default=1.0, show_default=True, help="With --follow: times faster than life."
+)
+def simulate(
+    tables: int,
+    rounds: int,
+    seed: int,
+    error_rate: float,
+    jackpot_rate: float,
+    out_dir: Path | None,
+    follow: bool,
+    speed: float,
+) -> None:
+    """Simulate a floor of Four Card Poker and Let It Ride tables."""
+    if not 0 <= error_rate <= 1 or not 0 <= jackpot_rate <= 1:
+        raise click.BadParameter("rates are shares from 0 to 1")
+    if tables < 1 or rounds < 0:
+        raise click.BadParameter("at least one table, and no negative number of rounds")
+    if out_dir is None and not follow:
+        raise click.UsageError("say where: --out DIR, or --follow")
+    floor = Floor(tables, rounds, seed, error_rate, jackpot_rate)
+    if follow:
+        _follow(floor, speed)
+        return
+    assert out_dir is not None
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "tables.yaml").write_text(yaml.safe_dump(floor.config, sort_keys=False))
+    count = 0
+    with (out_dir / "events.jsonl").open("wb") as out:
+        buffer: list[bytes] = []
+        for event in floor.events():
+            buffer.append(encode_event(event))
+            count += 1
+            if len(buffer) >= 4096:
+                out.write(b"\n".join(buffer) + b"\n")
+                buffer = []
+        if buffer:
+            out.write(b"\n".join(buffer) + b"\n")
+    truth = floor.truth()
+    encoder = msgspec.json.Encoder()
+    with (out_dir / "truth.jsonl").open("wb") as out:
+        for record in truth:
+            out.write(encoder.encode(record) + b"\n")
+    click.echo(
+        f"{count:,} events, {rounds:,} rounds on {tables} tables, {len(truth):,} injected "
+        f"errors -> {out_dir}",
+        err=True,
+    )
+
+
+def _follow(floor: Floor, speed: float) -> None:
+    out = sys.stdout.buffer
+    started = time.monotonic()
+    first_ms: int | None = None
+    for event in floor.events():
+        ms = ts_to_ms(event.ts)
+        if first_ms is None:
+            first_ms = ms
+        due = (ms - first_ms) / 1000 / speed - (time.monotonic() - started)
+        if due > 0:
+            out.flush()
+            time.sleep(due)
+        out.write(encode_event(event) + b"\n")
+    out.flush()

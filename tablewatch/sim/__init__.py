@@ -1,0 +1,1 @@
+"""A casino floor simulator: controller events, injected dealer errors, and their truth."""

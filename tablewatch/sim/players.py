@@ -1,0 +1,51 @@
+"""Who sits where and what they bet: players come and go, stakes and side bets in proportion."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+UNITS = (500, 500, 1000, 1000, 1500, 2500, 2500, 5000, 10_000, 25_000)
+
+
+@dataclass(slots=True)
+class Player:
+    unit: int  # cents on each main wager
+    side_bet_rate: float
+    progressive_rate: float
+    progressive_chip: int  # $1 or $5
+    aces_up_only: bool  # Four Card Poker: plays the Aces Up wager alone
+
+
+class Seating:
+    """Seats 1..7, each empty or holding a player; a Markov chain between rounds."""
+
+    def __init__(self, rng: random.Random, max_seats: int = 7) -> None:
+        self.rng = rng
+        self.seats: dict[int, Player] = {}
+        for seat in range(1, max_seats + 1):
+            if rng.random() < 0.5:
+                self.seats[seat] = self._new_player()
+        if not self.seats:
+            self.seats[rng.randint(1, max_seats)] = self._new_player()
+        self.max_seats = max_seats
+
+    def _new_player(self) -> Player:
+        rng = self.rng
+        return Player(
+            unit=rng.choice(UNITS),
+            side_bet_rate=rng.choice((0.0, 0.2, 0.5, 0.9)),
+            progressive_rate=rng.choice((0.0, 0.0, 0.3, 0.8)),
+            progressive_chip=rng.choice((100, 100, 100, 500)),
+            aces_up_only=rng.random() < 0.05,
+        )
+
+    def next_round(self) -> dict[int, Player]:
+        """Players leave (3%) and arrive (4% per empty seat); at least one stays."""
+        for seat in list(self.seats):
+            if self.rng.random() < 0.03 and len(self.seats) > 1:
+                del self.seats[seat]
+        for seat in range(1, self.max_seats + 1):
+            if seat not in self.seats and self.rng.random() < 0.04:
+                self.seats[seat] = self._new_player()
+        return dict(sorted(self.seats.items()))
