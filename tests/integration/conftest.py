@@ -18,5 +18,7 @@ def kafka_bootstrap() -> str:
     try:
         socket.create_connection((host, int(port)), timeout=2).close()
     except OSError:
-        pytest.fail(f"no Kafka broker at {bootstrap()}: run `deploy/kafka.sh start` (make test does)")
+        pytest.fail(
+            f"no Kafka broker at {bootstrap()}: run `deploy/kafka.sh start` (make test does)"
+        )
     return bootstrap()

@@ -28,6 +28,7 @@ def assert_same_order(ours: npt.NDArray[np.int64], theirs: npt.NDArray[np.int64]
 
 def test_same_order_as_eval7() -> None:
     import eval7
+
     hands = random_hands()
     deck = [eval7.Card(card_text(c)) for c in range(52)]
     theirs = np.array([eval7.evaluate([deck[c] for c in hand]) for hand in hands.tolist()])
@@ -36,6 +37,7 @@ def test_same_order_as_eval7() -> None:
 
 def test_same_order_as_treys() -> None:
     import treys
+
     hands = random_hands()
     deck = [treys.Card.new(card_text(c)) for c in range(52)]
     evaluate = treys.Evaluator().evaluate
