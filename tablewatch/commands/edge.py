@@ -1,0 +1,187 @@
+"""``tablewatch edge GAME WAGER --paytable X``: the house edge of a wager under our pay tables."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+
+from tablewatch.rules.edge import EXACT, WAGERS, EdgeResult, exact_edge, four_card_poker_ante
+from tablewatch.rules.edge.four_card_poker_ante import Progress as ProgressCallback
+from tablewatch.rules.edge.result import Extra
+
+EXIT_BAD_INPUT = 2
+
+_PERCENT_EXTRAS = {
+    "element_of_risk",
+    "bet3_edge",
+    "in_sample_house_edge",
+    "standard_error",
+    "hit_frequency",
+}
+
+
+@click.command()
+@click.argument("game")
+@click.argument("wager")
+@click.option(
+    "--paytable",
+    "letter",
+    default=None,
+    help="Pay table letter (main A/B, three_card_bonus and five_card_bonus A-F, "
+    "aces_up A-F); the Four Card Poker ante has none.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="table: a few readable lines; json: one object.",
+)
+@click.option(
+    "--samples",
+    type=click.IntRange(min=2),
+    default=four_card_poker_ante.DEFAULT_SAMPLES,
+    show_default=True,
+    help="Monte-Carlo only (four_card_poker ante): evaluation deals.",
+)
+@click.option(
+    "--train-samples",
+    type=click.IntRange(min=1),
+    default=four_card_poker_ante.DEFAULT_TRAIN_SAMPLES,
+    show_default=True,
+    help="Monte-Carlo only: training deals the strategy is learned from.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=four_card_poker_ante.DEFAULT_SEED,
+    show_default=True,
+    help="Monte-Carlo only: seed (training and evaluation use independent streams of it).",
+)
+@click.option(
+    "--granularity",
+    type=click.Choice(["coarse", "fine"]),
+    default="fine",
+    show_default=True,
+    help="Monte-Carlo only: strategy cells (coarse: strength x up card rank; "
+    "fine: also the player's cards matching the up card's rank and suit).",
+)
+def edge(
+    game: str,
+    wager: str,
+    letter: str | None,
+    fmt: str,
+    samples: int,
+    train_samples: int,
+    seed: int,
+    granularity: str,
+) -> None:
+    """House edge of WAGER at GAME (four_card_poker: ante, aces_up; let_it_ride: main,
+    three_card_bonus, five_card_bonus), by exact enumeration through the pay tables, or
+    by Monte-Carlo for the Four Card Poker ante with optimal Play.
+
+    Exit 2 for an unknown game, wager or pay table.
+    """
+    err = Console(stderr=True, highlight=False)
+    problem = _check(game, wager, letter)
+    if problem:
+        err.print(f"tablewatch edge: {problem}", markup=False, soft_wrap=True)
+        sys.exit(EXIT_BAD_INPUT)
+    if (game, wager) == ("four_card_poker", "ante"):
+        with _progress(err) as progress:
+            result = four_card_poker_ante.edge(
+                samples=samples,
+                train_samples=train_samples,
+                seed=seed,
+                granularity="coarse" if granularity == "coarse" else "fine",
+                progress=progress,
+            )
+    else:
+        assert letter is not None
+        result = exact_edge(game, wager, letter)
+    if fmt == "json":
+        click.echo(json.dumps(result.as_json()))
+    else:
+        click.echo(render_table(result))
+
+
+def _check(game: str, wager: str, letter: str | None) -> str | None:
+    if game not in WAGERS:
+        return f"unknown game {game!r} (one of {', '.join(WAGERS)})"
+    if wager not in WAGERS[game]:
+        return f"{game} has no wager {wager!r} here (one of {', '.join(WAGERS[game])})"
+    spec = EXACT.get((game, wager))
+    if spec is None:
+        if letter is not None:
+            return f"{game} {wager} has no lettered pay table: leave out --paytable"
+        return None
+    letters = ", ".join(spec.tables)
+    if letter is None:
+        return f"{game} {wager} needs --paytable (one of {letters})"
+    if letter not in spec.tables:
+        return f"{letter!r} is not a pay table of {game} {wager} (one of {letters})"
+    return None
+
+
+@contextmanager
+def _progress(err: Console) -> Iterator[ProgressCallback | None]:
+    if not sys.stderr.isatty():
+        yield None
+        return
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:,}/{task.total:,} deals"),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total)
+            bar.update(tasks[phase], completed=done)
+
+        yield update
+
+
+def render_table(result: EdgeResult) -> str:
+    """A few readable lines: the edge in percent with 4 decimals, then the extras."""
+    title = f"{result.game} {result.wager}"
+    if result.paytable is not None:
+        title += f", pay table {result.paytable}"
+    how = (
+        f"exact, {result.hands:,} hands"
+        if result.exact
+        else f"Monte-Carlo, {result.hands:,} evaluation deals"
+    )
+    lines = [title, f"  house edge             {_pct(result.house_edge)}  ({how})"]
+    if result.ci95 is not None:
+        lo, hi = result.ci95
+        lines.append(f"  95% CI                 {_pct(lo)} .. {_pct(hi)}")
+    for key, value in result.extras.items():
+        lines.append(f"  {key.replace('_', ' '):<22} {_extra(key, value)}")
+    lines.append(f"  {'seconds':<22} {result.seconds:.2f}")
+    return "\n".join(lines)
+
+
+def _pct(fraction: float) -> str:
+    return f"{fraction * 100:.4f}%"
+
+
+def _extra(key: str, value: Extra) -> str:
+    if isinstance(value, float):
+        if key in _PERCENT_EXTRAS or key.endswith(("_rate", "_probability")):
+            return _pct(value)
+        return f"{value:.6g}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)

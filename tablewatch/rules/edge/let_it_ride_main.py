@@ -1,0 +1,128 @@
+"""Let It Ride Bets 1, 2 and 3 (§ 643a.12(a)): exact, with the optimal ride/pull strategy.
+
+Bet 3 always plays. Bet 2 rides when its expectation given the four cards
+then known (the player's three and the first community card) is positive;
+Bet 1 rides when its expectation given the player's three cards is. The bets
+pay alike on the final hand, so with ``m`` the net result of one unit on a
+five-card hand the expected result per unit is::
+
+    E[m] + E[max(0, E[m | 4 cards])] + E[max(0, E[m | 3 cards])]
+
+The conditional expectations are sums over the hands containing each 4- and
+3-card subset (``bincount`` over colex indices) divided by the C(48, 1) and
+C(49, 2) ways to complete them. The payout limit (§ 643a.12(e)) is ignored.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cache
+from itertools import combinations
+from math import comb
+
+import numpy as np
+import numpy.typing as npt
+
+from tablewatch.rules.edge.pricing import house_edge_of, net_of_names, price_strengths
+from tablewatch.rules.edge.result import EdgeResult
+from tablewatch.rules.hands import all_combinations, colex_index_batch, five_card_table
+from tablewatch.rules.paytables.hand_names import five_card_names
+from tablewatch.rules.paytables.let_it_ride_main import MAIN
+
+
+@cache
+def net_table(letter: str) -> npt.NDArray[np.float64]:
+    """Net result of one unit on every five-card hand, by colex index (read-only, built once)."""
+    table = MAIN[letter]
+    net = price_strengths(
+        five_card_table(), lambda names: net_of_names(table, names), five_card_names
+    )
+    net.flags.writeable = False
+    return net
+
+
+def conditional_means(net: npt.NDArray[np.float64], known: int) -> npt.NDArray[np.float64]:
+    """``E[net | the known cards]`` for every ``known``-card subset, by colex index."""
+    hands = all_combinations(52, 5)
+    total = np.zeros(comb(52, known), dtype=np.float64)
+    for keep in combinations(range(5), known):
+        index = colex_index_batch(hands[:, keep], assume_sorted=True)
+        total += np.bincount(index, weights=net, minlength=len(total))
+    return total / comb(52 - known, 5 - known)
+
+
+@dataclass(frozen=True, slots=True)
+class RideValues:
+    """Expected net results per unit of each bet under the optimal strategy."""
+
+    bet3: float
+    bet2: float
+    bet1: float
+    ride2: float  # probability Bet 2 rides
+    ride1: float  # probability Bet 1 rides
+
+
+@cache
+def ride_values(letter: str) -> RideValues:
+    net = net_table(letter)
+    after_four = conditional_means(net, 4)
+    after_three = conditional_means(net, 3)
+    return RideValues(
+        bet3=float(net.mean()),
+        bet2=float(np.maximum(after_four, 0.0).mean()),
+        bet1=float(np.maximum(after_three, 0.0).mean()),
+        ride2=float((after_four > 0).mean()),
+        ride1=float((after_three > 0).mean()),
+    )
+
+
+def ride_bet1(letter: str, player_cards: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """Whether the optimal strategy lets Bet 1 ride, for each row of three player cards."""
+    return _rides(letter, player_cards, 3)
+
+
+def ride_bet2(letter: str, known_cards: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """Whether Bet 2 rides, per row of the player's three cards and the first community card."""
+    return _rides(letter, known_cards, 4)
+
+
+@cache
+def _ride_tables(letter: str) -> dict[int, npt.NDArray[np.bool_]]:
+    net = net_table(letter)
+    return {known: conditional_means(net, known) > 0 for known in (3, 4)}
+
+
+def _rides(letter: str, cards: npt.ArrayLike, known: int) -> npt.NDArray[np.bool_]:
+    rows = np.asarray(cards)
+    if rows.ndim != 2 or rows.shape[1] != known:
+        raise ValueError(f"expected an (N, {known}) array of cards, got {rows.shape}")
+    return _ride_tables(letter)[known][colex_index_batch(rows)]
+
+
+def edge(letter: str) -> EdgeResult:
+    start = time.perf_counter()
+    values = ride_values(letter)
+    expected = values.bet3 + values.bet2 + values.bet1
+    house_edge = -expected
+    average_bet = 1.0 + values.ride2 + values.ride1
+    return EdgeResult(
+        game="let_it_ride",
+        wager="main",
+        paytable=letter,
+        house_edge=house_edge,
+        exact=True,
+        hands=comb(52, 5),
+        seconds=time.perf_counter() - start,
+        extras={
+            "unit": "one of the three equal bets",
+            "element_of_risk": house_edge / average_bet,
+            "average_total_bet": average_bet,
+            "bet3_edge": house_edge_of(net_table(letter)),
+            "ride_bet1_probability": values.ride1,
+            "ride_bet2_probability": values.ride2,
+            "strategy": "Bet 3 always; Bet 2 rides iff E[m | 3 cards + first community] > 0; "
+            "Bet 1 rides iff E[m | 3 cards] > 0",
+            "section": MAIN[letter].section,
+        },
+    )
