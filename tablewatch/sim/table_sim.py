@@ -495,9 +495,7 @@ class TableSim:
     def _settlement(self) -> Settlement:
         round_id = self.t.round_id
         events: list[AnyRoundEvent] = [
-            e
-            for e in self.t.events
-            if isinstance(e, RoundEvent) and e.round_id == round_id
+            e for e in self.t.events if isinstance(e, RoundEvent) and e.round_id == round_id
         ]
         rnd = fold_round(self.config.table_id, round_id or "", events)
         return expected_settlement(view_round(rnd), self.config)
