@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from functools import cache
 
 import numpy as np
 import numpy.typing as npt
 
-from tablewatch.rules.edge.pricing import LOSE, house_edge_of, net_of_names, price_strengths
+from tablewatch.rules.edge.pricing import net_of_names, price_strengths, side_bet_edge
 from tablewatch.rules.edge.result import EdgeResult
 from tablewatch.rules.hands import best4of5_table
 from tablewatch.rules.paytables.aces_up import ACES_UP
@@ -30,15 +29,4 @@ def net_table(letter: str) -> npt.NDArray[np.float64]:
 
 
 def edge(letter: str) -> EdgeResult:
-    start = time.perf_counter()
-    net = net_table(letter)
-    return EdgeResult(
-        game="four_card_poker",
-        wager="aces_up",
-        paytable=letter,
-        house_edge=house_edge_of(net),
-        exact=True,
-        hands=len(net),
-        seconds=time.perf_counter() - start,
-        extras={"hit_frequency": float((net > LOSE).mean()), "section": ACES_UP[letter].section},
-    )
+    return side_bet_edge("four_card_poker", "aces_up", letter, ACES_UP[letter].section, net_table)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from functools import cache
 
 import numpy as np
 import numpy.typing as npt
 
-from tablewatch.rules.edge.pricing import LOSE, house_edge_of, net_of_names, price_strengths
+from tablewatch.rules.edge.pricing import net_of_names, price_strengths, side_bet_edge
 from tablewatch.rules.edge.result import EdgeResult
 from tablewatch.rules.hands import five_card_table
 from tablewatch.rules.paytables.five_card_bonus import FIVE_CARD_BONUS
@@ -27,18 +26,6 @@ def net_table(letter: str) -> npt.NDArray[np.float64]:
 
 
 def edge(letter: str) -> EdgeResult:
-    start = time.perf_counter()
-    net = net_table(letter)
-    return EdgeResult(
-        game="let_it_ride",
-        wager="five_card_bonus",
-        paytable=letter,
-        house_edge=house_edge_of(net),
-        exact=True,
-        hands=len(net),
-        seconds=time.perf_counter() - start,
-        extras={
-            "hit_frequency": float((net > LOSE).mean()),
-            "section": FIVE_CARD_BONUS[letter].section,
-        },
+    return side_bet_edge(
+        "let_it_ride", "five_card_bonus", letter, FIVE_CARD_BONUS[letter].section, net_table
     )

@@ -9,11 +9,13 @@ prices are then gathered back to every hand.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 
 import numpy as np
 import numpy.typing as npt
 
+from tablewatch.rules.edge.result import EdgeResult
 from tablewatch.rules.paytables.odds import Odds, OddsKind
 from tablewatch.rules.paytables.table import PayTable
 
@@ -76,3 +78,25 @@ def price_strengths(
 def house_edge_of(net: npt.NDArray[np.float64]) -> float:
     """House edge of equally likely outcomes ``net`` (per unit staked)."""
     return -float(net.mean())
+
+
+def side_bet_edge(
+    game: str,
+    wager: str,
+    letter: str,
+    section: str,
+    build: Callable[[str], npt.NDArray[np.float64]],
+) -> EdgeResult:
+    """The exact edge of a wager priced hand by hand: ``build(letter)`` nets every hand."""
+    start = time.perf_counter()
+    net = build(letter)
+    return EdgeResult(
+        game=game,
+        wager=wager,
+        paytable=letter,
+        house_edge=house_edge_of(net),
+        exact=True,
+        hands=len(net),
+        seconds=time.perf_counter() - start,
+        extras={"hit_frequency": float((net > LOSE).mean()), "section": section},
+    )

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from functools import cache
 
 import numpy as np
 import numpy.typing as npt
 
 from tablewatch.rules.cards import SPADES
-from tablewatch.rules.edge.pricing import LOSE, house_edge_of, net_of_names, price_by_key
+from tablewatch.rules.edge.pricing import net_of_names, price_by_key, side_bet_edge
 from tablewatch.rules.edge.result import EdgeResult
 from tablewatch.rules.hands import all_combinations, three_card_table
 from tablewatch.rules.paytables.hand_names import three_card_names
@@ -36,18 +35,6 @@ def net_table(letter: str) -> npt.NDArray[np.float64]:
 
 
 def edge(letter: str) -> EdgeResult:
-    start = time.perf_counter()
-    net = net_table(letter)
-    return EdgeResult(
-        game="let_it_ride",
-        wager="three_card_bonus",
-        paytable=letter,
-        house_edge=house_edge_of(net),
-        exact=True,
-        hands=len(net),
-        seconds=time.perf_counter() - start,
-        extras={
-            "hit_frequency": float((net > LOSE).mean()),
-            "section": THREE_CARD_BONUS[letter].section,
-        },
+    return side_bet_edge(
+        "let_it_ride", "three_card_bonus", letter, THREE_CARD_BONUS[letter].section, net_table
     )
