@@ -5,8 +5,12 @@ from __future__ import annotations
 import click
 
 from tablewatch.commands.audit import audit
+from tablewatch.commands.db import db
 from tablewatch.commands.edge import edge
+from tablewatch.commands.ingest import ingest, serve_ingest
+from tablewatch.commands.live import live
 from tablewatch.commands.simulate import simulate
+from tablewatch.commands.worker import worker
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -16,7 +20,12 @@ def main() -> None:
 
 main.add_command(audit)
 main.add_command(edge)
+main.add_command(ingest)
+main.add_command(serve_ingest)
+main.add_command(live)
 main.add_command(simulate)
+main.add_command(db)
+main.add_command(worker)
 
 
 if __name__ == "__main__":

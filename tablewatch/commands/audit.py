@@ -9,8 +9,9 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from tablewatch.commands.audit_parallel import audit_in_parallel
 from tablewatch.config_file import load_config
-from tablewatch.ingest.files import read_jsonl
+from tablewatch.ingest.files import read_blocks
 from tablewatch.report import finding_json, finding_line, print_summary
 from tablewatch.rules.audit import Auditor, findings_of
 from tablewatch.rules.config import ConfigError
@@ -37,7 +38,14 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
     show_default=True,
     help="table: one line per finding and a summary; json: one object per line.",
 )
-def audit(files: tuple[Path, ...], config_path: Path, fmt: str) -> None:
+@click.option(
+    "--jobs",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Processes to share the tables among (the output is the same).",
+)
+def audit(files: tuple[Path, ...], config_path: Path, fmt: str, jobs: int) -> None:
     """Judge every round in FILES (JSON Lines, tables interleaved) and print the findings.
 
     Exit 0: no findings; 1: findings; 2: unreadable input or configuration
@@ -49,29 +57,47 @@ def audit(files: tuple[Path, ...], config_path: Path, fmt: str) -> None:
     except ConfigError as exc:
         err.print(f"tablewatch audit: {exc}", markup=False)
         sys.exit(EXIT_BAD_INPUT)
-    auditor = Auditor(configs)
     counts: Counter[str] = Counter()
     rejected = 0
-    try:
-        for item in read_jsonl(files):
-            if isinstance(item, EventRejected):
-                rejected += 1
-                err.print(f"rejected: {item}", markup=False)
-                continue
-            for finding in findings_of(auditor.feed(item)):
-                counts[finding.check] += 1
-                _emit(finding, fmt)
-    except OSError as exc:
-        err.print(f"tablewatch audit: {exc.filename}: {exc.strerror}", markup=False)
-        sys.exit(EXIT_BAD_INPUT)
-    for finding in findings_of(auditor.finish()):
-        counts[finding.check] += 1
-        _emit(finding, fmt)
+
+    def emit(item: Finding | EventRejected | str) -> None:
+        nonlocal rejected
+        if isinstance(item, Finding):
+            counts[item.check] += 1
+            _emit(item, fmt)
+        else:
+            rejected += 1
+            err.print(f"rejected: {item}", markup=False)
+
+    if jobs > 1:
+        shared = audit_in_parallel(files, config_path, jobs)
+        for item in shared.items:
+            emit(item)
+        if shared.error is not None:
+            err.print(f"tablewatch audit: {shared.error[0]}: {shared.error[1]}", markup=False)
+            sys.exit(EXIT_BAD_INPUT)
+        events, duplicates, rounds = shared.events, shared.duplicates, shared.rounds
+    else:
+        auditor = Auditor(configs)
+        try:
+            for block in read_blocks(files):
+                for events_run, rejection in block.decoded.runs():
+                    for _, outcome in auditor.feed_many(events_run):
+                        for finding in findings_of((outcome,)):
+                            emit(finding)
+                    if rejection is not None:
+                        emit(rejection)
+        except OSError as exc:
+            err.print(f"tablewatch audit: {exc.filename}: {exc.strerror}", markup=False)
+            sys.exit(EXIT_BAD_INPUT)
+        for finding in findings_of(auditor.finish()):
+            emit(finding)
+        stats = auditor.stats
+        events, duplicates, rounds = stats.events, stats.duplicates, stats.rounds
     sys.stdout.flush()
-    stats = auditor.stats
     line = (
-        f"{stats.events:,} events ({stats.duplicates:,} duplicates ignored, {rejected:,} "
-        f"rejected), {stats.rounds:,} rounds, {sum(counts.values()):,} findings"
+        f"{events:,} events ({duplicates:,} duplicates ignored, {rejected:,} "
+        f"rejected), {rounds:,} rounds, {sum(counts.values()):,} findings"
     )
     console = err if fmt == "json" else Console(highlight=False)
     print_summary(console, counts, line)

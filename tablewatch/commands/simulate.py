@@ -10,6 +10,7 @@ import click
 import msgspec
 import yaml
 
+from tablewatch.ingest.client import BatchPoster, PostFailed
 from tablewatch.rules.decode import encode_event
 from tablewatch.rules.events import ts_to_ms
 from tablewatch.sim.floor import Floor
@@ -37,6 +38,13 @@ from tablewatch.sim.floor import Floor
 @click.option(
     "--speed", default=1.0, show_default=True, help="With --follow: times faster than life."
 )
+@click.option(
+    "--post",
+    "post_url",
+    metavar="URL",
+    help="With --follow: POST the events to this ingest endpoint (e.g. "
+    "http://127.0.0.1:8077/events) every 200 ms or 500 events, instead of stdout.",
+)
 def simulate(
     tables: int,
     rounds: int,
@@ -46,6 +54,7 @@ def simulate(
     out_dir: Path | None,
     follow: bool,
     speed: float,
+    post_url: str | None,
 ) -> None:
     """Simulate a floor of Four Card Poker and Let It Ride tables."""
     if not 0 <= error_rate <= 1 or not 0 <= jackpot_rate <= 1:
@@ -54,7 +63,12 @@ def simulate(
         raise click.BadParameter("at least one table, and no negative number of rounds")
     if out_dir is None and not follow:
         raise click.UsageError("say where: --out DIR, or --follow")
+    if post_url is not None and not follow:
+        raise click.UsageError("--post needs --follow")
     floor = Floor(tables, rounds, seed, error_rate, jackpot_rate)
+    if follow and post_url is not None:
+        _follow_post(floor, speed, post_url)
+        return
     if follow:
         _follow(floor, speed)
         return
@@ -98,3 +112,36 @@ def _follow(floor: Floor, speed: float) -> None:
             time.sleep(due)
         out.write(encode_event(event) + b"\n")
     out.flush()
+
+
+def _follow_post(floor: Floor, speed: float, url: str) -> None:
+    """Like ``_follow``, but the events go to the HTTP ingest endpoint in batches."""
+    poster = BatchPoster(url, max_events=500, max_delay=0.2)
+    started = time.monotonic()
+    first_ms: int | None = None
+    try:
+        for event in floor.events():
+            ms = ts_to_ms(event.ts)
+            if first_ms is None:
+                first_ms = ms
+            due = (ms - first_ms) / 1000 / speed - (time.monotonic() - started)
+            if due > 0:
+                poster.wait(due)
+            poster.add(encode_event(event))
+        poster.close()
+    except PostFailed as exc:
+        raise click.ClickException(f"{url}: {exc}") from None
+    finally:
+        click.echo(
+            f"{poster.posts:,} posts: {poster.accepted:,} accepted, {poster.duplicates:,} "
+            f"duplicates, {poster.rejected:,} rejected -> {url}",
+            err=True,
+        )
+    for row in poster.rejections:
+        click.echo(
+            f"rejected: item {row['index']} (event_id {row['event_id']}): "
+            f"field `{row['field']}`: {row['reason']}",
+            err=True,
+        )
+    if poster.rejected:
+        sys.exit(2)

@@ -10,7 +10,7 @@ The protocol writes a card as two characters, rank then suit (``"Td"``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 Card = int
 
@@ -30,6 +30,7 @@ _BY_TEXT: dict[str, Card] = {
     r + s: i * 4 + j for i, r in enumerate(RANKS) for j, s in enumerate(SUITS)
 }
 _TEXT: tuple[str, ...] = tuple(RANKS[c >> 2] + SUITS[c & 3] for c in FULL_DECK)
+CARDS_BY_TEXT: Mapping[str, Card] = _BY_TEXT  # "Td" -> card, for text already validated
 
 
 class CardError(ValueError):

@@ -9,19 +9,26 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import msgspec
 
-from tablewatch.rules.events import AnyEvent
+from tablewatch.rules.events import TS_REASON, AnyEvent
 
 _DECODER = msgspec.json.Decoder(AnyEvent)
 _ENCODER = msgspec.json.Encoder()
 _AT_FIELD = re.compile(r" - at `\$\.?([^`]*)`$")
-_PATTERN_REASONS = {
-    "ts": "not an RFC 3339 UTC timestamp with milliseconds, like 2026-11-29T20:15:03.123Z",
-    "card": "not a card: rank 2-9 T J Q K A, then suit c d h s, like Td",
-    "to": "not a place: seat:1 .. seat:7, dealer, community, bonus, discard (deck if exposed)",
+# msgspec's wording for a value outside a field's constraints, where a person
+# needs the protocol's: ts is checked by length (then by Event.__post_init__),
+# card and to against Literal sets of strings.
+_VALUE_REASONS = {
+    "ts": ("Expected `str` of length", TS_REASON),
+    "card": ("Invalid enum value", "not a card: rank 2-9 T J Q K A, then suit c d h s, like Td"),
+    "to": (
+        "Invalid enum value",
+        "not a place: seat:1 .. seat:7, dealer, community, bonus, discard (deck if exposed)",
+    ),
 }
 _MISSING = re.compile(r"missing required field `([^`]+)`")
 _UNKNOWN = re.compile(r"unknown field `([^`]+)`")
@@ -54,10 +61,71 @@ def decode_event(raw: bytes | str, where: str = "event") -> AnyEvent:
     """Decode and validate one JSON event; raises :class:`EventRejected`."""
     try:
         return _DECODER.decode(raw)
-    except msgspec.ValidationError as exc:
-        raise _rejection(raw, where, str(exc)) from None
-    except msgspec.DecodeError as exc:
-        raise EventRejected(where, None, None, f"bad JSON: {exc}") from None
+    except msgspec.DecodeError as exc:  # and its subclass ValidationError
+        raise rejection(raw, where, exc) from None
+
+
+@dataclass(slots=True)
+class DecodedLines:
+    """The lines of a block that decoded, and those that did not."""
+
+    events: list[AnyEvent]  # in order
+    failed: list[tuple[int, EventRejected | None]]  # (index in the lines, rejection; None: blank)
+
+    def runs(self) -> Iterator[tuple[list[AnyEvent], EventRejected | None]]:
+        """The events in runs between rejections: each run, then the rejection after it
+        (``None`` after the last run). Usually a single run: all the events."""
+        done = 0
+        for count, (index, rejected) in enumerate(self.failed):
+            if rejected is not None:
+                before = index - count  # events before this line
+                yield self.events[done:before], rejected
+                done = before
+        yield self.events[done:] if done else self.events, None
+
+    def in_order(self) -> Iterator[AnyEvent | EventRejected]:
+        """Events and rejections in the order of their lines (blank lines left out)."""
+        for events, rejected in self.runs():
+            yield from events
+            if rejected is not None:
+                yield rejected
+
+
+def decode_lines(
+    lines: Sequence[bytes], where: str, first: int = 1, offsets: Sequence[int] | None = None
+) -> DecodedLines:
+    """JSON Lines: the events, and each line that failed (rejected at ``{where}:{number}``).
+
+    A line's number is ``first`` plus its index, or plus ``offsets[index]`` when
+    ``lines`` are some of a file's lines (``first`` that of the first). This
+    is the hot path of a file audit: ``list.extend(map(...))`` decodes line
+    after line with no Python code between them. A line that fails stops the
+    ``map``, with the lines before it already in ``events`` and the iterator
+    just past it; it is rejected (or skipped if blank) and decoding goes on.
+    """
+    decode = _DECODER.decode
+    events: list[AnyEvent] = []
+    failed: list[tuple[int, EventRejected | None]] = []
+    remaining = iter(lines)
+    while True:
+        try:
+            events.extend(map(decode, remaining))
+            return DecodedLines(events, failed)
+        except msgspec.DecodeError as exc:
+            index = len(events) + len(failed)  # lines decoded and failed before this one
+            line = lines[index]
+            rejected = None
+            if line.strip():
+                offset = offsets[index] if offsets is not None else index
+                rejected = rejection(line, f"{where}:{first + offset}", exc)
+            failed.append((index, rejected))
+
+
+def rejection(raw: bytes | str, where: str, exc: msgspec.DecodeError) -> EventRejected:
+    """The :class:`EventRejected` for ``raw``, which msgspec refused with ``exc``."""
+    if isinstance(exc, msgspec.ValidationError):
+        return _rejection(raw, where, str(exc))
+    return EventRejected(where, None, None, f"bad JSON: {exc}")
 
 
 def encode_event(event: AnyEvent) -> bytes:
@@ -78,8 +146,8 @@ def _rejection(raw: bytes | str, where: str, message: str) -> EventRejected:
             if match:
                 field = match.group(1)
                 break
-    if field in _PATTERN_REASONS and reason.startswith("Expected `str` matching regex"):
-        reason = _PATTERN_REASONS[field]
+    if field in _VALUE_REASONS and reason.startswith(_VALUE_REASONS[field][0]):
+        reason = _VALUE_REASONS[field][1]
     event_id = _peek_event_id(raw)
     if field == "type" and reason.startswith("Invalid value"):
         reason = f"unknown event type {reason.removeprefix('Invalid value ')}"

@@ -10,7 +10,7 @@ Wagering, dealing and decision checks run on every round.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tablewatch.rules.checks import (
     bet_after_lockout,
@@ -77,7 +77,16 @@ class RoundResult:
     voided: bool
     complete: bool
     findings: tuple[Finding, ...]
-    settlements: tuple[SettlementLine, ...]
+    _context: RoundContext = field(repr=False, compare=False)
+
+    @property
+    def settlements(self) -> tuple[SettlementLine, ...]:
+        """Each wager: what it was owed and what the table did.
+
+        Computed on each access, not while judging: the verdict does not need
+        them, and an audit reads them for no round (a store writes them once).
+        """
+        return settlement_lines(self._context)
 
 
 def judge_round(
@@ -108,25 +117,27 @@ def judge_round(
         findings.extend(jackpot_paid_from_inventory.check(ctx))
         findings.extend(jackpot_not_validated.check(ctx))
     findings.extend(round_incomplete.check(ctx, incomplete_reason))
+    start = rnd.start
     return RoundResult(
         table_id=rnd.table_id,
         round_id=rnd.round_id,
         game=config.game,
         start_ts=rnd.ts,
         end_ts=rnd.last_ts,
-        dealer_id=rnd.start.dealer_id if rnd.start else None,
-        deck_id=rnd.start.deck_id if rnd.start else None,
+        dealer_id=start.dealer_id if start else None,
+        deck_id=start.deck_id if start else None,
         seats=len(view.seats()),
-        wagered=sum(w.amount for w in view.wagers.values()),
-        paid=sum(s.paid for s in rnd.settles) + sum(e.paid for e in rnd.envy),
+        wagered=sum([w.amount for w in view.wagers.values()]),
+        paid=sum([s.paid for s in rnd.settles]) + sum([e.paid for e in rnd.envy]),
         voided=rnd.void is not None,
         complete=complete,
         findings=tuple(findings),
-        settlements=_lines(ctx),
+        _context=ctx,
     )
 
 
-def _lines(ctx: RoundContext) -> tuple[SettlementLine, ...]:
+def settlement_lines(ctx: RoundContext) -> tuple[SettlementLine, ...]:
+    """Every wager of a judged round, in (seat, bet) order: owed and done."""
     settled = first_settles(ctx)
     keys = sorted(set(ctx.settlement.lines) | set(settled) | set(ctx.view.wagers))
     lines = []

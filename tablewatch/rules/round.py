@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from tablewatch.rules.events import (
     AnyRoundEvent,
@@ -54,41 +55,50 @@ class Round:
     first_ts: str = ""
     last_ts: str = ""
     event_count: int = 0
+    # event type -> the list above that collects it (the types that come many per
+    # round; ``table.fold_events`` appends to them directly)
+    collectors: dict[type, list[Any]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.collectors = {
+            Wager: self.wager_events,
+            WagerRemoved: self.wager_events,
+            CardDealt: self.cards,
+            Settle: self.settles,
+            Decision: self.decisions,
+            Reveal: self.reveals,
+            EnvyPayout: self.envy,
+            StubCount: self.stub_counts,
+            CardExposed: self.exposures,
+        }
 
     def apply(self, event: AnyRoundEvent) -> None:
         """Fold one round event into the round."""
         self.event_count += 1
+        ts = event.ts
         if not self.first_ts:
-            self.first_ts = event.ts
-        self.last_ts = event.ts
-        match event:
-            case Wager() | WagerRemoved():
-                self.wager_events.append(event)
-            case CardDealt():
-                self.cards.append(event)
-            case Settle():
-                self.settles.append(event)
-            case Decision():
-                self.decisions.append(event)
-            case Reveal():
-                self.reveals.append(event)
-            case EnvyPayout():
-                self.envy.append(event)
-            case Lockout():
-                if self.lockout is None:
-                    self.lockout = event
-                else:
-                    self.extra_lockouts.append(event)
-            case StubCount():
-                self.stub_counts.append(event)
-            case CardExposed():
-                self.exposures.append(event)
-            case RoundStart():
-                self.start = event
-            case Void():
-                self.void = self.void or event
-            case RoundEnd():
-                self.end = event
+            self.first_ts = ts
+        self.last_ts = ts
+        # One dict lookup on the exact type instead of a chain of isinstance tests.
+        collect = self.collectors.get(type(event))
+        if collect is not None:
+            collect.append(event)
+        elif isinstance(event, Lockout):
+            if self.lockout is None:
+                self.lockout = event
+            else:
+                self.extra_lockouts.append(event)
+        elif isinstance(event, RoundStart):
+            self.start = event
+        elif isinstance(event, Void):
+            self.void = self.void or event
+        elif isinstance(event, RoundEnd):
+            self.end = event
+        else:  # a subclass of a collected type
+            for cls, events in self.collectors.items():
+                if isinstance(event, cls):
+                    events.append(event)
+                    break
 
     def observe_fault(self, fault: DeviceFault) -> None:
         self.faults.append(fault)

@@ -8,19 +8,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tablewatch.rules.cards import Card, parse_card
+import msgspec
+
+from tablewatch.rules.cards import CARDS_BY_TEXT, Card
 from tablewatch.rules.events import CardDealt, Decision, Reveal, Wager, WagerRemoved
 from tablewatch.rules.round import Round
 
 WagerKey = tuple[int, str]  # (seat, bet)
+SEAT_TARGETS = ("", *(f"seat:{seat}" for seat in range(1, 8)))  # seat -> its `to`
+SEAT_OF_TARGET = {target: seat for seat, target in enumerate(SEAT_TARGETS) if seat}
 
 
-@dataclass(slots=True)
-class PlacedWager:
+class PlacedWager(msgspec.Struct, gc=False):
+    """A wager on the layout (a msgspec Struct: a round builds a dozen, several times faster)."""
+
     seat: int
     bet: str
     amount: int
-    event_ids: list[str] = field(default_factory=list)
+    event_ids: list[str] = msgspec.field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -31,20 +36,28 @@ class RoundView:
     card_events: dict[str, list[CardDealt]]
     decisions: dict[int, list[Decision]]  # by seat, in order
     reveals: dict[tuple[str, int | None], Reveal]  # first reveal of ("community", 1) etc.
+    # Derived once: settlement and the checks ask for them many times a round.
+    _seats: list[int] = field(init=False, repr=False, compare=False)
+    _dealt_seats: list[int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._seats = sorted({seat for seat, _ in self.wagers})
+        self._dealt_seats = sorted(SEAT_OF_TARGET[t] for t in self.cards if t in SEAT_OF_TARGET)
 
     def seats(self) -> list[int]:
-        """Seats with a wager on the layout, in seat order."""
-        return sorted({seat for seat, _ in self.wagers})
+        """Seats with a wager on the layout, in seat order (a shared list: do not modify)."""
+        return self._seats
 
     def seat_cards(self, seat: int) -> list[Card]:
-        return self.cards.get(f"seat:{seat}", [])
+        return self.cards.get(SEAT_TARGETS[seat], [])
 
     def amount(self, seat: int, bet: str) -> int:
         wager = self.wagers.get((seat, bet))
         return wager.amount if wager else 0
 
     def dealt_seats(self) -> list[int]:
-        return sorted(int(t[5:]) for t in self.cards if t.startswith("seat:"))
+        """Seats dealt cards, in seat order (a shared list: do not modify)."""
+        return self._dealt_seats
 
 
 def view_round(rnd: Round) -> RoundView:
@@ -55,19 +68,28 @@ def view_round(rnd: Round) -> RoundView:
         if isinstance(event, Wager):
             placed = wagers.get(key)
             if placed is None:
-                placed = wagers[key] = PlacedWager(event.seat, event.bet, 0)
-            placed.amount += event.amount
-            placed.event_ids.append(event.event_id)
-            removed.pop(key, None)
+                wagers[key] = PlacedWager(event.seat, event.bet, event.amount, [event.event_id])
+            else:
+                placed.amount += event.amount
+                placed.event_ids.append(event.event_id)
+            if removed:
+                removed.pop(key, None)
         elif isinstance(event, WagerRemoved):
             gone = wagers.pop(key, None)
             ids = [*(gone.event_ids if gone else []), event.event_id]
             removed[key] = ids
-    cards: dict[str, list[Card]] = {}
     card_events: dict[str, list[CardDealt]] = {}
-    for card in rnd.cards:
-        cards.setdefault(card.to, []).append(parse_card(card.card))
-        card_events.setdefault(card.to, []).append(card)
+    cards: dict[str, list[Card]] = {}
+    for dealt in rnd.cards:
+        card = CARDS_BY_TEXT[dealt.card]  # checked when decoded: a lookup, no parsing
+        to = dealt.to
+        same_place = card_events.get(to)
+        if same_place is None:
+            card_events[to] = [dealt]
+            cards[to] = [card]
+        else:
+            same_place.append(dealt)
+            cards[to].append(card)
     decisions: dict[int, list[Decision]] = {}
     for decision in rnd.decisions:
         decisions.setdefault(decision.seat, []).append(decision)

@@ -9,7 +9,9 @@ the duplicate window and the list of recently closed rounds have fixed sizes.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 from tablewatch.rules.checks import (
     deck_change_overdue,
@@ -21,16 +23,28 @@ from tablewatch.rules.checks.table_level import table_finding
 from tablewatch.rules.config import TableConfig
 from tablewatch.rules.events import (
     AnyEvent,
+    AnyRoundEvent,
+    CardDealt,
+    CardExposed,
+    Decision,
     DeckIn,
     DeckOut,
     DeviceFault,
+    EnvyPayout,
+    Lockout,
     Meter,
+    Reveal,
     RoundEnd,
     RoundEvent,
     RoundStart,
+    Settle,
     Shuffle,
+    StubCount,
     TableClose,
     TableOpen,
+    Void,
+    Wager,
+    WagerRemoved,
     event_type,
 )
 from tablewatch.rules.findings import Finding
@@ -38,6 +52,23 @@ from tablewatch.rules.judge import RoundResult, judge_round
 from tablewatch.rules.round import Round
 
 Outcome = RoundResult | Finding
+
+# Round events that neither open nor close a round.
+_MID_ROUND: frozenset[type] = frozenset(
+    {
+        Wager,
+        WagerRemoved,
+        Lockout,
+        CardDealt,
+        Decision,
+        Reveal,
+        StubCount,
+        CardExposed,
+        Settle,
+        EnvyPayout,
+        Void,
+    }
+)
 
 DEDUP_WINDOW = 50_000  # event_ids remembered per table
 CLOSED_WINDOW = 64  # round_ids remembered per table after their round_end
@@ -82,10 +113,19 @@ class TableState:
 
     def apply(self, event: AnyEvent) -> list[Outcome]:
         """Fold one event (not a duplicate) and return what it completed."""
+        last_seq = self.last_seq
+        self.last_seq = event.seq
+        current = self.open_round
+        # The usual event, kept to a few operations: the next seq, for the open
+        # round, neither starting nor ending it (an open round means a seq seen).
+        if current is not None and type(event) in _MID_ROUND:
+            mid: AnyRoundEvent = event  # type: ignore[assignment]
+            if mid.round_id == current.round_id and mid.seq == last_seq + 1:  # type: ignore[operator]
+                current.apply(mid)
+                return []
         out: list[Outcome] = []
         round_id = event.round_id if isinstance(event, RoundEvent) else None
-        gap = sequence_gap.check(self.last_seq, event, round_id)
-        self.last_seq = event.seq
+        gap = sequence_gap.check(last_seq, event, round_id)
         if isinstance(event, RoundEvent):
             self._round_event(event, gap, out)
         else:
@@ -93,6 +133,23 @@ class TableState:
                 out.append(gap)
             self._table_event(event, out)
         return out
+
+    def recent_ids(self, n: int) -> list[str]:
+        """The last ``n`` event_ids of the duplicate window, oldest first."""
+        order = self._seen_order
+        return list(islice(order, max(0, len(order) - n), None))
+
+    def closed_rounds(self) -> Iterable[str]:
+        """Rounds recently judged here, oldest first."""
+        return iter(self._closed)
+
+    def remember(self, seen: Iterable[str], closed: Iterable[str]) -> None:
+        """Restore the duplicate window and the recently closed rounds (oldest first)."""
+        for event_id in seen:
+            if event_id not in self._seen:
+                self._seen.add(event_id)
+                self._seen_order.append(event_id)
+        self._closed.extend(closed)
 
     def finish(self, why: str) -> list[Outcome]:
         """Close the open round, if any, as incomplete."""
@@ -235,3 +292,46 @@ class TableState:
                 event.ts,
             )
         )
+
+
+def fold_events(
+    tables: Mapping[str, TableState],
+    events: Sequence[AnyEvent],
+    fold_one: Callable[[AnyEvent], list[Outcome]],
+) -> Iterator[tuple[int, Outcome]]:
+    """Fold ``events`` in order as ``fold_one`` (the auditor's one-event fold) would, yielding
+    (index of the event, outcome) for what they complete.
+
+    Most events only add to a round in progress: the next ``seq`` of their
+    table, for its open round, of a type the round collects in a list, with
+    an event_id not seen. Those are appended to the round here, in this loop,
+    by the same steps as :meth:`TableState.is_duplicate`,
+    :meth:`TableState.apply` and :meth:`Round.apply` take for them: three calls
+    per event were most of the cost of folding. Every other event (a table's
+    first, a duplicate, a seq gap, a round opening or closing, a table event)
+    goes to ``fold_one``.
+    """
+    for index, event in enumerate(events):
+        table = tables.get(event.table_id)
+        if table is not None and (current := table.open_round) is not None:
+            collect = current.collectors.get(type(event))
+            mid: AnyRoundEvent = event  # type: ignore[assignment]  # collected: a round event
+            event_id = mid.event_id
+            if (
+                collect is not None
+                and mid.round_id == current.round_id
+                and mid.seq == table.last_seq + 1  # type: ignore[operator]  # a round is open
+                and event_id not in (seen := table._seen)
+            ):
+                seen.add(event_id)  # is_duplicate's window
+                order = table._seen_order
+                order.append(event_id)
+                if len(order) > DEDUP_WINDOW:
+                    seen.discard(order.popleft())
+                table.last_seq = mid.seq
+                collect.append(mid)  # Round.apply
+                current.event_count += 1
+                current.last_ts = mid.ts
+                continue
+        for outcome in fold_one(event):
+            yield index, outcome

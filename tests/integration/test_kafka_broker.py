@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
@@ -41,7 +42,7 @@ def test_events_round_trip_in_order(kafka_bootstrap: str) -> None:
     consumer = KafkaConsumer(bootstrap_servers=kafka_bootstrap, enable_auto_commit=False)
     consumer.assign([tp])
     consumer.seek(tp, metas[0].offset)
-    received = []
+    received: list[Any] = []
     while len(received) < len(metas):
         batch = consumer.poll(timeout_ms=10_000)
         assert batch, "no message within 10 s"

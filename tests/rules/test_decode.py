@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tablewatch.rules.decode import EventRejected, decode_event, encode_event
+from tablewatch.rules.decode import EventRejected, decode_event, decode_lines, encode_event
 from tablewatch.rules.events import CardDealt, Decision, Settle, Shuffle, ts_to_ms
 
 BASE: dict[str, Any] = {
@@ -131,3 +131,62 @@ def test_bad_json_and_missing_event_id() -> None:
 
 def test_timestamps_are_utc_milliseconds() -> None:
     assert ts_to_ms("1970-01-01T00:00:01.001Z") == 1001
+
+
+@pytest.mark.parametrize(
+    ("ts", "words"),
+    [
+        ("2024-02-29T12:00:00.000Z", None),  # a leap year
+        ("2000-02-29T12:00:00.000Z", None),  # divisible by 400
+        ("2026-12-31T23:59:59.999Z", None),
+        ("2026-02-29T12:00:00.000Z", "calendar"),
+        ("1900-02-29T12:00:00.000Z", "calendar"),  # divisible by 100, not by 400
+        ("2026-04-31T12:00:00.000Z", "calendar"),
+        ("2026-11-29T24:00:00.000Z", "not an RFC 3339"),
+        ("2026-11-29T23:60:00.000Z", "not an RFC 3339"),
+        ("2026-11-29T23:59:60.000Z", "not an RFC 3339"),
+        ("2026-13-01T00:00:00.000Z", "not an RFC 3339"),
+        ("2026-11-29T20:15:03.12xZ", "not an RFC 3339"),
+        ("2026-11-29T20:15:03.-12", "not an RFC 3339"),  # 24 characters, fromisoformat's offset
+        ("2026-11-29T20:15:03.12\u0663Z", "not an RFC 3339"),  # an Arabic-Indic digit
+        ("2026-11-29T20:15:03,123Z", "not an RFC 3339"),
+        ("2026-11-29t20:15:03.123Z", "not an RFC 3339"),
+        ("2026-11-29T20:15:03.1234Z", "not an RFC 3339"),
+    ],
+)
+def test_timestamp_shape_clock_and_calendar(ts: str, words: str | None) -> None:
+    # Each case twice: the second finds its minute already checked (the fast path).
+    for _ in range(2):
+        raw = event(type="meter", amount=5, ts=ts)
+        if words is None:
+            assert decode_event(raw).ts == ts
+        else:
+            problem = rejected(raw)
+            assert problem.field == "ts"
+            assert words in problem.reason
+
+
+def test_a_bad_timestamp_in_a_minute_already_seen_is_refused() -> None:
+    decode_event(event(type="meter", amount=5, ts="2026-11-29T20:15:03.123Z"))
+    for ts in ("2026-11-29T20:15:60.000Z", "2026-11-29T20:15:03.1 3Z", "2026-11-29T20:15:03.123z"):
+        assert rejected(event(type="meter", amount=5, ts=ts)).field == "ts"
+
+
+def test_decode_lines_keeps_order_and_numbers_rejections() -> None:
+    good = event(type="meter", amount=5)
+    lines = [good, b"", b"{not json", good.replace(b'"seq": 1', b'"seq": "x"'), b"  ", good]
+    decoded = decode_lines(lines, "f.jsonl", first=10)
+    assert len(decoded.events) == 2
+    assert [(index, r.where if r else None) for index, r in decoded.failed] == [
+        (1, None),
+        (2, "f.jsonl:12"),
+        (3, "f.jsonl:13"),
+        (4, None),
+    ]
+    items = list(decoded.in_order())
+    assert [type(item).__name__ for item in items] == [
+        "Meter",
+        "EventRejected",
+        "EventRejected",
+        "Meter",
+    ]

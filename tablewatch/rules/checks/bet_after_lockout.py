@@ -21,18 +21,18 @@ def check(ctx: RoundContext) -> Iterator[Finding]:
     lockout = ctx.rnd.lockout
     if lockout is None:
         return
-    section = ctx.section("§ 641a.7(c)", "§ 643a.7(c)")
-    for event in ctx.rnd.wager_events:
-        if event.ts > lockout.ts:
-            what = "placed or increased" if isinstance(event, Wager) else "removed"
-            amount = event.amount if isinstance(event, Wager) else None
-            yield ctx.finding(
-                CODE,
-                section,
-                f"seat {event.seat} {event.bet} {what} at {event.ts}, after the lockout at "
-                f"{lockout.ts}",
-                seat=event.seat,
-                bet=event.bet,
-                actual=amount,
-                event_ids=(event.event_id, lockout.event_id),
-            )
+    late = [event for event in ctx.rnd.wager_events if event.ts > lockout.ts]
+    section = ctx.section("§ 641a.7(c)", "§ 643a.7(c)") if late else ""
+    for event in late:
+        what = "placed or increased" if isinstance(event, Wager) else "removed"
+        amount = event.amount if isinstance(event, Wager) else None
+        yield ctx.finding(
+            CODE,
+            section,
+            f"seat {event.seat} {event.bet} {what} at {event.ts}, after the lockout at "
+            f"{lockout.ts}",
+            seat=event.seat,
+            bet=event.bet,
+            actual=amount,
+            event_ids=(event.event_id, lockout.event_id),
+        )

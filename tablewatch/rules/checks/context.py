@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tablewatch.rules.config import TableConfig
+from tablewatch.rules.events import Settle
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.round import Round
-from tablewatch.rules.round_view import RoundView
+from tablewatch.rules.round_view import RoundView, WagerKey
 from tablewatch.rules.settlement import Settlement
 
 FCP = "four_card_poker"
@@ -31,10 +32,17 @@ class RoundContext:
     dealing: str  # of the round's deck: "hand", "manual_shoe" or "automated_shoe"
     settlement: Settlement
     void_causes: list[VoidCause] = field(default_factory=list)
+    # The first settle line of each wager, in order: read by several checks, so
+    # found once (``checks.settled_lines``).
+    first_settled: dict[WagerKey, Settle] = field(init=False, repr=False)
+    game: str = field(init=False)  # the configuration's (read by most checks)
 
-    @property
-    def game(self) -> str:
-        return self.config.game
+    def __post_init__(self) -> None:
+        self.game = self.config.game
+        first: dict[WagerKey, Settle] = {}
+        for settle in self.rnd.settles:
+            first.setdefault((settle.seat, settle.bet), settle)
+        self.first_settled = first
 
     def section(self, fcp: str, lir: str) -> str:
         return fcp if self.game == FCP else lir

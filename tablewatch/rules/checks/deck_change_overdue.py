@@ -6,8 +6,10 @@ past its deadline.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from tablewatch.rules.checks.table_level import by_game, table_finding
-from tablewatch.rules.events import RoundStart, ts_to_ms
+from tablewatch.rules.events import RoundStart, ms_to_ts, ts_to_ms
 from tablewatch.rules.findings import Finding
 
 CODE = "DECK_CHANGE_OVERDUE"
@@ -19,6 +21,8 @@ def check(
     game: str, dealing: str, deck_in_ts: str, deck_in_id: str, start: RoundStart
 ) -> Finding | None:
     hours = LIMIT_HOURS[dealing]
+    if start.ts < _not_before(deck_in_ts, hours):
+        return None  # (timestamps of one format compare as text, in time order)
     age = ts_to_ms(start.ts) - ts_to_ms(deck_in_ts)
     if age <= hours * HOUR_MS:
         return None
@@ -33,3 +37,10 @@ def check(
         (deck_in_id, start.event_id),
         start.ts,
     )
+
+
+@lru_cache(maxsize=1024)
+def _not_before(deck_in_ts: str, hours: int) -> str:
+    """A time before which no round can find the deck overdue: checked once per deck, this
+    spares every round two timestamp conversions. A second early, clear of any rounding."""
+    return ms_to_ts(ts_to_ms(deck_in_ts) + hours * HOUR_MS - 1000)

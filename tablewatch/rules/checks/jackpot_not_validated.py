@@ -17,11 +17,12 @@ CODE = "JACKPOT_NOT_VALIDATED"
 
 
 def check(ctx: RoundContext) -> Iterator[Finding]:
+    lines = ctx.settlement.lines
     for key, settle in first_settles(ctx).items():
-        expected = ctx.settlement.lines.get(key)
-        if expected is None or expected.validation_section is None:
-            continue
         if settle.result != "win" or settle.validated_by:
+            continue
+        expected = lines.get(key)
+        if expected is None or expected.validation_section is None:
             continue
         yield ctx.finding(
             CODE,

@@ -19,11 +19,12 @@ CODE = "JACKPOT_PAID_FROM_INVENTORY"
 
 
 def check(ctx: RoundContext) -> Iterator[Finding]:
+    lines = ctx.settlement.lines
     for key, settle in first_settles(ctx).items():
-        expected = ctx.settlement.lines.get(key)
-        if expected is None or expected.not_from_inventory_section is None:
-            continue
         if settle.result != "win" or settle.paid_from == "cage":
+            continue
+        expected = lines.get(key)
+        if expected is None or expected.not_from_inventory_section is None:
             continue
         source = (
             "from the table inventory container"

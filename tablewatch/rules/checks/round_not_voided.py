@@ -19,11 +19,21 @@ from tablewatch.rules.findings import Finding
 
 CODE = "ROUND_NOT_VOIDED"
 PLAYER_CARDS = {"four_card_poker": 5, "let_it_ride": 3}
+# Areas dealt a fixed number of cards: (target, cards, name).
+Areas = tuple[tuple[str, int, str], ...]
+FCP_AREAS: Areas = (("dealer", 6, "the dealer"),)
+LIR_AREAS: Areas = (("community", 2, "the community area"),)
+LIR_AREAS_WITH_BONUS: Areas = (*LIR_AREAS, ("bonus", 3, "the Six Card Bonus area"))
 
 
 def void_causes(ctx: RoundContext) -> list[VoidCause]:
     """Every reason this round had to be voided."""
-    return [*_misdeals(ctx), *_early_exposures(ctx), *_face_up_in_deck(ctx), *_shoe_faults(ctx)]
+    causes = [*_misdeals(ctx), *_early_exposures(ctx)]
+    if ctx.rnd.exposures:
+        causes.extend(_face_up_in_deck(ctx))
+    if ctx.rnd.faults:
+        causes.extend(_shoe_faults(ctx))
+    return causes
 
 
 def check(ctx: RoundContext) -> Iterator[Finding]:
@@ -44,7 +54,9 @@ def _misdeals(ctx: RoundContext) -> Iterator[VoidCause]:
     section = ctx.section("§ 641a.13(c)", "§ 643a.13(c)")
     view = ctx.view
     need = PLAYER_CARDS[ctx.game]
-    seats = sorted(set(view.seats()) | set(view.dealt_seats()))
+    seats = view.seats()
+    if view.dealt_seats() != seats:  # usually the same seats
+        seats = sorted(set(seats) | set(view.dealt_seats()))
     for seat in seats:
         got = len(view.seat_cards(seat))
         if got != need:
@@ -57,11 +69,11 @@ def _misdeals(ctx: RoundContext) -> Iterator[VoidCause]:
     if not seats:
         return
     if ctx.game == FCP:
-        areas = [("dealer", 6, "the dealer")]
+        areas = FCP_AREAS
+    elif any(bet == "six_card_bonus" for _, bet in view.wagers):
+        areas = LIR_AREAS_WITH_BONUS
     else:
-        areas = [("community", 2, "the community area")]
-        if any(bet == "six_card_bonus" for _, bet in view.wagers):
-            areas.append(("bonus", 3, "the Six Card Bonus area"))
+        areas = LIR_AREAS
     for target, count, name in areas:
         got = len(view.cards.get(target, []))
         if got != count:

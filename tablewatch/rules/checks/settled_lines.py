@@ -8,6 +8,7 @@ from tablewatch.rules.round_view import WagerKey
 
 
 def settles_by_wager(ctx: RoundContext) -> dict[WagerKey, list[Settle]]:
+    """Every settle line of each wager, in order."""
     grouped: dict[WagerKey, list[Settle]] = {}
     for settle in ctx.rnd.settles:
         grouped.setdefault((settle.seat, settle.bet), []).append(settle)
@@ -15,8 +16,16 @@ def settles_by_wager(ctx: RoundContext) -> dict[WagerKey, list[Settle]]:
 
 
 def first_settles(ctx: RoundContext) -> dict[WagerKey, Settle]:
-    """The first settle of each wager (a second one is UNSETTLED_WAGER's business)."""
-    return {key: lines[0] for key, lines in settles_by_wager(ctx).items()}
+    """The first settle of each wager (a second one is UNSETTLED_WAGER's business).
+
+    Found once per round by the context, read by several checks: do not modify.
+    """
+    return ctx.first_settled
+
+
+def settled_twice(ctx: RoundContext) -> bool:
+    """Whether some wager has more than one settle line."""
+    return len(ctx.first_settled) < len(ctx.rnd.settles)
 
 
 def meter_at_payment(ctx: RoundContext, settle: Settle | None) -> int | None:

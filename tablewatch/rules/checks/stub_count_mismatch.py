@@ -31,12 +31,14 @@ def cards_out_of_deck(ctx: RoundContext) -> int:
 
 
 def mismatched(ctx: RoundContext) -> bool:
+    if not ctx.rnd.stub_counts:
+        return False
     out = cards_out_of_deck(ctx)
     return any(s.count + out != DECK_SIZE for s in ctx.rnd.stub_counts)
 
 
 def check(ctx: RoundContext) -> Iterator[Finding]:
-    if ctx.rnd.void is not None:
+    if ctx.rnd.void is not None or not ctx.rnd.stub_counts:
         return
     out = cards_out_of_deck(ctx)
     for stub in ctx.rnd.stub_counts:

@@ -17,9 +17,14 @@ LIR_MAIN = "main"
 
 
 def check(ctx: RoundContext) -> Iterator[Finding]:
+    wagers = ctx.view.wagers
+    # Ask once per bet name (a round has many wagers on few bets).
+    refused = {bet for bet in {bet for _, bet in wagers} if not offered(ctx, bet)}
+    if not refused:
+        return
     section = ctx.section("§ 641a.7(d)", "§ 643a.7")
-    for (seat, bet), wager in ctx.view.wagers.items():
-        if offered(ctx, bet):
+    for (seat, bet), wager in wagers.items():
+        if bet not in refused:
             continue
         yield ctx.finding(
             CODE,

@@ -23,15 +23,18 @@ MAIN_BETS = ("bet1", "bet2", "bet3")
 def check(ctx: RoundContext, *, complete: bool = True) -> Iterator[Finding]:
     """``complete``: the round ended, so a missing Ante bonus line is an unpaid one."""
     lines = ctx.settlement.lines
+    limits = ctx.settlement.limits
     settled = first_settles(ctx)
     for key, settle in settled.items():
         expected = lines.get(key)
         if expected is None:
             yield from _unexpected(ctx, settle)
-        elif settle.seat in ctx.settlement.limits and settle.bet in MAIN_BETS:
+        elif settle.seat in limits and settle.bet in MAIN_BETS:
             continue  # judged together below
         else:
-            yield from _compare(ctx, expected, settle)
+            owed = expected.paid(meter_at_payment(ctx, settle))  # None: meter unknown
+            if settle.result != expected.result or settle.paid != owed:
+                yield _wrong(ctx, expected, settle, owed)
     for key, expected in lines.items() if complete else ():
         if key not in settled and expected.bet == "ante_bonus" and expected.result == "win":
             owed = expected.paid(None)
@@ -49,11 +52,8 @@ def check(ctx: RoundContext, *, complete: bool = True) -> Iterator[Finding]:
         yield from _limited(ctx, limit, settled)
 
 
-def _compare(ctx: RoundContext, expected: Expected, settle: Settle) -> Iterator[Finding]:
-    owed = expected.paid(meter_at_payment(ctx, settle))
-    result_ok = settle.result == expected.result
-    if result_ok and owed is not None and settle.paid == owed:
-        return
+def _wrong(ctx: RoundContext, expected: Expected, settle: Settle, owed: int | None) -> Finding:
+    """The finding for a line settled other than ``expected`` (owed ``owed`` cents)."""
     if owed is None:
         why = f"{_hand(expected)} pays {expected.odds} but no meter reading is known"
     elif expected.result == "win":
@@ -62,7 +62,7 @@ def _compare(ctx: RoundContext, expected: Expected, settle: Settle) -> Iterator[
         why = f"the bet was pulled back: returned, nothing paid or collected ({expected.section})"
     else:
         why = f"the wager loses ({_hand(expected)}): collected, nothing paid"
-    yield ctx.finding(
+    return ctx.finding(
         CODE,
         expected.section,
         f"seat {settle.seat} {settle.bet}: {why}; settled `{settle.result}` with "

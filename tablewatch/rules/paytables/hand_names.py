@@ -8,6 +8,7 @@ for four aces pays it as four-of-a-kind. A hand no table pays returns ``()``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from tablewatch.rules.cards import ACE, KING, QUEEN, SPADES, TEN, Card, rank_of, suit_of
 from tablewatch.rules.hands import Hand3, Hand4, Hand5, category_of, leading_rank
@@ -43,6 +44,9 @@ THREE_CARD_NAMES: dict[Hand3, str] = {
 }
 
 
+# The names depend on the strength alone (a few thousand values per hand size),
+# so they are worked out once per strength: settlement asks for every hand.
+@cache
 def five_card_names(strength: int) -> tuple[str, ...]:
     """Names of a 5-card hand (§ 643a.6(b)); pairs below tens answer to nothing."""
     category = Hand5(category_of(strength))
@@ -54,6 +58,7 @@ def five_card_names(strength: int) -> tuple[str, ...]:
     return (name,) if name else ()
 
 
+@cache
 def four_card_names(strength: int) -> tuple[str, ...]:
     """Names of a Four Card Poker hand (§ 641a.6(b))."""
     category = Hand4(category_of(strength))
@@ -71,10 +76,16 @@ def three_card_names(strength: int, cards: Sequence[Card]) -> tuple[str, ...]:
     A mini-royal in spades is also a mini-royal and a straight flush, so a
     table without mini-royal rows pays it as a straight flush.
     """
+    names = _three_card_names(strength)
+    if names and names[0] == "mini_royal" and all(suit_of(c) == SPADES for c in cards):
+        return ("mini_royal_spades", *names)
+    return names
+
+
+@cache
+def _three_card_names(strength: int) -> tuple[str, ...]:
     category = Hand3(category_of(strength))
     if category is Hand3.MINI_ROYAL:
-        if all(suit_of(c) == SPADES for c in cards):
-            return ("mini_royal_spades", "mini_royal", "straight_flush")
         return ("mini_royal", "straight_flush")
     name = THREE_CARD_NAMES.get(category)
     return (name,) if name else ()

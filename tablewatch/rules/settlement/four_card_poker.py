@@ -106,7 +106,8 @@ def _settle_seat(
                     seat, "ante_bonus", "lose", ante, ante_tables.ANTE_BONUS_SECTION, optional=True
                 )
             )
-    _table_wager(out, view, config, seat, "aces_up", names)
+    if (seat, "aces_up") in view.wagers:
+        _table_wager(out, view, config, seat, "aces_up", names)
     stake = view.amount(seat, "progressive")
     if stake and folded:
         out.add(Expected(seat, "progressive", "lose", stake, FORFEIT_SECTION))

@@ -43,6 +43,8 @@ THREE_CARD_ENVY_RULE = "§ 643a.11(g)(3)(v)"
 FIVE_CARD_VALIDATION = "§ 643a.11(g)(4)(iii)"
 FIVE_CARD_INVENTORY = "§ 643a.11(g)(4)(iv)"
 FIVE_CARD_ENVY_RULE = "§ 643a.11(g)(4)(v)"
+THREE_CARD_ENVY_SECTIONS = f"{THREE_CARD_ENVY_RULE}, {progressive_tables.ENVY_SECTION}"
+FIVE_CARD_ENVY_SECTIONS = f"{FIVE_CARD_ENVY_RULE}, {FIVE_CARD_ENVY_SECTION}"
 HAND_BONUS_VALIDATION = "§ 643a.11(g)(5)(ii)"
 HAND_BONUS_VALIDATION_ODDS = 500  # "for 1" payouts from 500 for 1 need a floorperson
 
@@ -60,51 +62,51 @@ def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
         three[seat] = three_card_names(strength3(cards), cards)
         if len(community) == 2:
             five[seat] = five_card_names(strength5([*cards, *community]))
+    wagers = view.wagers
     for seat in view.seats():
         if seat not in five:
             continue  # a misdeal: the round must be voided, nothing to price
         _main_bets(out, view, config, seat, five[seat])
-        _table_wager(out, view, config, seat, "five_card_bonus", five[seat])
-        _table_wager(out, view, config, seat, "three_card_bonus", three[seat])
-        _table_wager(
-            out,
-            view,
-            config,
-            seat,
-            "progressive",
-            three[seat],
-            THREE_CARD_VALIDATION,
-            THREE_CARD_INVENTORY,
-        )
-        _table_wager(
-            out,
-            view,
-            config,
-            seat,
-            "five_card_progressive",
-            five[seat],
-            FIVE_CARD_VALIDATION,
-            FIVE_CARD_INVENTORY,
-        )
-        _hand_bonus(out, view, config, seat, five[seat])
-        if len(bonus) == 3:
+        # Side wagers, each priced only if placed (most seats play one or two).
+        if (seat, "five_card_bonus") in wagers:
+            _table_wager(out, view, config, seat, "five_card_bonus", five[seat])
+        if (seat, "three_card_bonus") in wagers:
+            _table_wager(out, view, config, seat, "three_card_bonus", three[seat])
+        if (seat, "progressive") in wagers:
+            _table_wager(
+                out,
+                view,
+                config,
+                seat,
+                "progressive",
+                three[seat],
+                THREE_CARD_VALIDATION,
+                THREE_CARD_INVENTORY,
+            )
+        if (seat, "five_card_progressive") in wagers:
+            _table_wager(
+                out,
+                view,
+                config,
+                seat,
+                "five_card_progressive",
+                five[seat],
+                FIVE_CARD_VALIDATION,
+                FIVE_CARD_INVENTORY,
+            )
+        if (seat, "five_card_hand_bonus") in wagers:
+            _hand_bonus(out, view, config, seat, five[seat])
+        if (seat, "six_card_bonus") in wagers and len(bonus) == 3:
             six = five_card_names(best5of6([*view.seat_cards(seat), *bonus]))
             _table_wager(out, view, config, seat, "six_card_bonus", six)
-    _envy(
-        out,
-        view,
-        three,
-        "progressive",
-        config.envy_per_dollar,
-        f"{THREE_CARD_ENVY_RULE}, {progressive_tables.ENVY_SECTION}",
-    )
+    _envy(out, view, three, "progressive", config.envy_per_dollar, THREE_CARD_ENVY_SECTIONS)
     _envy(
         out,
         view,
         five,
         "five_card_progressive",
         config.five_card_envy_per_dollar,
-        f"{FIVE_CARD_ENVY_RULE}, {FIVE_CARD_ENVY_SECTION}",
+        FIVE_CARD_ENVY_SECTIONS,
     )
     return out
 
@@ -126,9 +128,10 @@ def _main_bets(
     pulled = pulled_bets(view, seat)
     uncapped = 0
     for bet in MAIN_BETS:
-        stake = view.amount(seat, bet)
-        if not stake:
+        wager = view.wagers.get((seat, bet))
+        if wager is None:
             continue
+        stake = wager.amount
         if bet in pulled:
             out.add(Expected(seat, bet, "returned", stake, WITHDRAW_SECTION[bet], optional=True))
         elif won is None:

@@ -1,0 +1,221 @@
+"""Live pipeline benchmarks, against the real broker and the embedded ClickHouse.
+
+    python benchmarks/bench_pipeline.py [--events 100000] [--rate 1000] [--seconds 60] [--json]
+
+1. Throughput: a simulated floor's events are produced to a fresh topic; then,
+   in the same run, (a) raw aiokafka consumption of that topic (the floor of
+   what any consumer can do here) and (b) one worker process (judging, writing
+   ClickHouse, the output topics and its state) consume it from the start.
+   Worker events/s = events / (time of the last event counted in /metrics -
+   time of the first).
+2. Latency: the worker runs while events are produced at ``--rate`` events/s
+   at table pace; for each ``round_end``, the time from its delivery to Kafka
+   to the round being visible in ``rounds`` (polled every 50 ms through the
+   worker's /query view: the figure includes up to 50 ms of polling).
+
+Kafka must be running (``deploy/kafka.sh start``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tablewatch.rules.decode import encode_event
+from tablewatch.rules.events import RoundEnd, ts_to_ms
+from tablewatch.services import (
+    child_service,
+    create_topics,
+    free_port,
+    get_json,
+    worker_args,
+    worker_query,
+)
+from tablewatch.sim.floor import Floor
+
+BOOTSTRAP = os.environ.get("TABLEWATCH_KAFKA", "127.0.0.1:9092")
+
+
+def produce(topic: str, events: list[tuple[str, bytes]]) -> None:
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(bootstrap_servers=BOOTSTRAP, acks="all", linger_ms=5)
+    for table_id, value in events:
+        producer.send(topic, key=table_id.encode(), value=value)
+    producer.flush()
+    producer.close()
+
+
+async def raw_consume(topic: str, count: int) -> float:
+    from aiokafka import AIOKafkaConsumer
+
+    consumer = AIOKafkaConsumer(
+        topic, bootstrap_servers=BOOTSTRAP, group_id=f"raw-{uuid.uuid4().hex[:6]}",
+        auto_offset_reset="earliest", enable_auto_commit=False,
+    )  # fmt: skip
+    await consumer.start()
+    seen = 0
+    started = None
+    try:
+        while seen < count:
+            batch = await consumer.getmany(timeout_ms=1000, max_records=10_000)
+            for records in batch.values():
+                if started is None:
+                    started = time.perf_counter()
+                seen += len(records)
+    finally:
+        await consumer.stop()
+    return seen / (time.perf_counter() - (started or time.perf_counter()))
+
+
+def floor_events(events: int, seed: int) -> tuple[Floor, list[tuple[str, bytes, Any]]]:
+    rounds = max(1, events // 52)
+    floor = Floor(tables=12, rounds=rounds, seed=seed, error_rate=0.05, jackpot_rate=0.02)
+    out = [(e.table_id, encode_event(e), e) for e in floor.events()]
+    return floor, out
+
+
+def throughput(root: Path, events: int) -> dict[str, Any]:
+    floor, stream = floor_events(events, seed=7)
+    prefix = f"bench{uuid.uuid4().hex[:8]}-"
+    create_topics(BOOTSTRAP, prefix)
+    config = root / "tables.yaml"
+    config.write_text(yaml.safe_dump(floor.config, sort_keys=False))
+    produce(f"{prefix}table-events", [(t, v) for t, v, _ in stream])
+    n = len(stream)
+    raw_rate = asyncio.run(raw_consume(f"{prefix}table-events", n))
+    port = free_port()
+    args = worker_args(
+        config, bootstrap=BOOTSTRAP, dsn=f"chdb:///{root / 'chdb-throughput'}", web_port=port,
+        prefix=prefix, data_dir=root / "worker-throughput",
+    )  # fmt: skip
+    with child_service(args, f"http://127.0.0.1:{port}/health", root / "worker-throughput.log"):
+        first_t = last_t = None
+        done = 0
+        deadline = time.monotonic() + 600
+        while done < n and time.monotonic() < deadline:
+            done = get_json(port, "/metrics")["events"]
+            now = time.perf_counter()
+            if done and first_t is None:
+                first_t, first_n = now, done
+            last_t = now
+            time.sleep(0.1)
+        assert first_t is not None and last_t is not None
+        rate = (done - first_n) / max(last_t - first_t, 1e-9)
+    return {
+        "events": n,
+        "raw_aiokafka_events_per_s": round(raw_rate),
+        "worker_events_per_s": round(rate),
+        "worker_vs_raw": round(rate / raw_rate, 4),
+    }
+
+
+def latency(root: Path, rate: float, seconds: float) -> dict[str, Any]:
+    from kafka import KafkaProducer
+
+    floor, stream = floor_events(int(rate * seconds * 1.2), seed=8)
+    prefix = f"lat{uuid.uuid4().hex[:8]}-"
+    create_topics(BOOTSTRAP, prefix)
+    config = root / "tables-latency.yaml"
+    config.write_text(yaml.safe_dump(floor.config, sort_keys=False))
+    port = free_port()
+    args = worker_args(
+        config, bootstrap=BOOTSTRAP, dsn=f"chdb:///{root / 'chdb-latency'}", web_port=port,
+        prefix=prefix, data_dir=root / "worker-latency",
+    )  # fmt: skip
+    produced: dict[tuple[str, str], float] = {}
+    seen: dict[tuple[str, str], float] = {}
+    with child_service(args, f"http://127.0.0.1:{port}/health", root / "worker-latency.log"):
+        stop = threading.Event()
+
+        delays: list[int] = []
+
+        def poll() -> None:
+            while not stop.is_set():
+                delays.append(get_json(port, "/metrics")["consumer_delay_ms"])
+                rows = worker_query(
+                    port,
+                    "SELECT table_id, round_id FROM rounds "
+                    "WHERE judged_at > now64(3) - INTERVAL 30 SECOND",
+                )
+                now = time.monotonic()
+                for table_id, round_id in rows:
+                    seen.setdefault((table_id, round_id), now)
+                time.sleep(0.05)
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        producer = KafkaProducer(bootstrap_servers=BOOTSTRAP, acks="all", linger_ms=0)
+        topic = f"{prefix}table-events"
+        started = time.monotonic()
+        first_ms = ts_to_ms(stream[0][2].ts)
+        span_ms = stream[-1] and ts_to_ms(stream[-1][2].ts) - first_ms
+        count = 0
+        for table_id, value, event in stream:
+            # table pace compressed so that the stream runs at `rate` events/s on average
+            due = (ts_to_ms(event.ts) - first_ms) / max(span_ms, 1) * len(stream) / rate
+            if due > seconds:
+                break
+            wait = due - (time.monotonic() - started)
+            if wait > 0:
+                time.sleep(wait)
+            future = producer.send(topic, key=table_id.encode(), value=value)
+            count += 1
+            if isinstance(event, RoundEnd):
+                future.get(timeout=30)
+                produced[(event.table_id, event.round_id)] = time.monotonic()
+        producer.flush()
+        elapsed = time.monotonic() - started
+        time.sleep(3)
+        stop.set()
+        poller.join()
+    waits = sorted(seen[k] - t for k, t in produced.items() if k in seen)
+    missing = len(produced) - len(waits)
+    return {
+        "events_sent": count,
+        "send_rate_events_per_s": round(count / elapsed),
+        "rounds": len(produced),
+        "rounds_not_seen": missing,
+        "latency_ms_p50": round(1000 * statistics.median(waits)),
+        "latency_ms_p99": round(1000 * waits[int(0.99 * (len(waits) - 1))]),
+        "latency_ms_max": round(1000 * waits[-1]),
+        "consumer_delay_ms_p50": sorted(delays)[len(delays) // 2],
+        "consumer_delay_ms_max": max(delays),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--rate", type=float, default=1000.0)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--json", action="store_true")
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="tw-bench-") as tmp:
+        root = Path(tmp)
+        results = {
+            "throughput": throughput(root, options.events),
+            "latency": latency(root, options.rate, options.seconds),
+        }
+    if options.json:
+        print(json.dumps(results))
+        return
+    for name, figures in results.items():
+        print(name)
+        for key, value in figures.items():
+            print(f"  {key:28} {value:>12,}" if isinstance(value, int) else f"  {key:28} {value}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""``tablewatch db``: the ClickHouse store (schema migrations, summary, read-only queries).
+
+clickhouse-connect (~0.2 s to import) is imported only when a ``db`` command runs, so that
+registering this group costs the other ``tablewatch`` commands nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from tablewatch.report import money
+from tablewatch.store.dsn import DEFAULT_DSN, ENV_VAR, DsnError, parse_dsn, redact
+from tablewatch.store.sql_text import read_only_refusal
+
+if TYPE_CHECKING:
+    from clickhouse_connect.driver.client import Client
+
+    from tablewatch.store.records import Summary
+
+EXIT_ERROR = 2
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def dsn_option(func: F) -> F:
+    return click.option(
+        "--dsn",
+        envvar=ENV_VAR,
+        default=DEFAULT_DSN,
+        show_default=True,
+        show_envvar=True,
+        help="chdb:///<dir> (embedded; relative to the current directory, "
+        "chdb:////abs for an absolute one) or http(s)://user:pass@host:8123/db.",
+    )(func)
+
+
+def format_option(func: F) -> F:
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["table", "json"]),
+        default="table",
+        show_default=True,
+    )(func)
+
+
+@click.group()
+def db() -> None:
+    """The ClickHouse store of events, judged rounds and findings."""
+
+
+@contextmanager
+def _store(dsn: str, command: str) -> Iterator[Client]:
+    from clickhouse_connect.driver.exceptions import ClickHouseError
+
+    from tablewatch.store.client import StoreError, connect
+
+    err = Console(stderr=True, highlight=False)
+    try:
+        client = connect(dsn)
+    except (StoreError, DsnError) as exc:
+        err.print(f"tablewatch db {command}: {exc}", markup=False)
+        sys.exit(EXIT_ERROR)
+    try:
+        yield client
+    except ClickHouseError as exc:
+        err.print(f"tablewatch db {command}: {exc}", markup=False)
+        sys.exit(EXIT_ERROR)
+    finally:
+        client.close()
+
+
+def _where(dsn: str) -> str:
+    try:
+        target = parse_dsn(dsn)
+    except DsnError:
+        return redact(dsn)
+    directory = getattr(target, "directory", None)
+    return f"{redact(dsn)} ({directory})" if directory else redact(dsn)
+
+
+@db.command()
+@dsn_option
+def migrate(dsn: str) -> None:
+    """Create or upgrade the schema; prints the migrations applied."""
+    from tablewatch.store.migrate import migrate as run_migrations
+
+    with _store(dsn, "migrate") as client:
+        applied = run_migrations(client)
+    for label in applied:
+        click.echo(f"applied {label}")
+    click.echo(
+        f"{_where(dsn)}: {len(applied)} migration(s) applied"
+        if applied
+        else f"{_where(dsn)}: up to date"
+    )
+
+
+@db.command()
+@dsn_option
+@format_option
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True)
+def summary(dsn: str, fmt: str, top: int) -> None:
+    """Rounds judged, events stored, findings by check code and the tables with most findings."""
+    from tablewatch.store import queries
+
+    with _store(dsn, "summary") as client:
+        if not client.command("EXISTS TABLE findings_v"):
+            Console(stderr=True).print(
+                f"tablewatch db summary: {_where(dsn)} has no schema: run `tablewatch db migrate`",
+                markup=False,
+            )
+            sys.exit(EXIT_ERROR)
+        result = queries.summary(client, top=top)
+    if fmt == "json":
+        click.echo(json.dumps(result.as_dict()))
+    else:
+        _print_summary(Console(highlight=False), result)
+
+
+def _print_summary(console: Console, s: Summary) -> None:
+    console.print(
+        f"{s.events:,} events stored, {s.rounds:,} rounds judged ({s.voided:,} voided, "
+        f"{s.incomplete:,} incomplete), wagered {money(s.wagered)}, paid {money(s.paid)}, "
+        f"{s.findings:,} findings",
+        markup=False,
+    )
+    checks = Table(title="Findings by check")
+    checks.add_column("check")
+    checks.add_column("severity")
+    checks.add_column("findings", justify="right")
+    for c in s.by_check:
+        checks.add_row(c.check, c.severity, f"{c.findings:,}")
+    checks.add_row("total", "", f"{s.findings:,}")
+    console.print(checks)
+    if s.top_tables:
+        tables = Table(title="Tables with most findings")
+        tables.add_column("table")
+        tables.add_column("findings", justify="right")
+        tables.add_column("rounds", justify="right")
+        for t in s.top_tables:
+            tables.add_row(t.table_id, f"{t.findings:,}", f"{t.rounds:,}")
+        console.print(tables)
+
+
+@db.command()
+@click.argument("sql")
+@dsn_option
+@format_option
+def query(sql: str, dsn: str, fmt: str) -> None:
+    """Run one read-only statement (SELECT, WITH, SHOW, DESCRIBE) and print its rows.
+
+    Read the *_v views (raw_events_v, rounds_v, settlements_v, findings_v):
+    they are duplicate-free, the tables are not.
+    """
+    refusal = read_only_refusal(sql)
+    if refusal:
+        Console(stderr=True).print(f"tablewatch db query: refused: {refusal}", markup=False)
+        sys.exit(EXIT_ERROR)
+    with _store(dsn, "query") as client:
+        # readonly=2 on the engine too: the statement check above is a first line only.
+        # (On chdb this sticks to the client's handle, which is this command's own.)
+        result = client.query(sql, settings={"readonly": 2})
+        names: Sequence[str] = result.column_names
+        rows: Sequence[Sequence[Any]] = result.result_rows
+    if fmt == "json":
+        for row in rows:
+            click.echo(json.dumps(dict(zip(names, row, strict=True)), default=_json_value))
+        return
+    table = Table(*names)
+    for row in rows:
+        table.add_row(*("NULL" if v is None else str(v) for v in row))
+    console = Console(highlight=False)
+    console.print(table)
+    console.print(f"{len(rows):,} row(s)", markup=False)
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, tuple | set | frozenset):
+        return list(value)
+    return str(value)

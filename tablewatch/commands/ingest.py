@@ -1,0 +1,176 @@
+"""``tablewatch ingest FILE...`` and ``tablewatch serve-ingest``: events into Kafka.
+
+Both go through the same step as HTTP bodies (:class:`tablewatch.ingest.service.Ingestor`):
+validate with the rules engine's decoder, drop repeated event_ids, produce the
+accepted events to ``table-events`` (key ``table_id``, value the raw JSON) and
+the rejected ones to ``table-events-dlq``, and wait for Kafka's confirmation.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from tablewatch.ingest.batch import MAX_BODY_BYTES, MAX_EVENTS, WINDOW_IDS, Item, Limits, SeenWindow
+from tablewatch.ingest.service import DeliveryFailed, Ingestor
+
+EXIT_OK, EXIT_NOT_STORED, EXIT_BAD_INPUT = 0, 1, 2
+_JSON_WHITESPACE = b" \t\r\n"
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _kafka_options(command: F) -> F:
+    for option in reversed(
+        [
+            click.option(
+                "--bootstrap",
+                default="",
+                help="Kafka bootstrap servers  [default: $TABLEWATCH_KAFKA or 127.0.0.1:9092]",
+            ),
+            click.option(
+                "--events-topic",
+                default="",
+                help="Accepted events' topic  [default: $TABLEWATCH_EVENTS_TOPIC or table-events]",
+            ),
+            click.option(
+                "--dlq-topic",
+                default="",
+                help="Dead-letter topic  [default: $TABLEWATCH_DLQ_TOPIC or table-events-dlq]",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--batch",
+    "batch_size",
+    default=500,
+    show_default=True,
+    type=click.IntRange(1, MAX_EVENTS),
+    help="Lines per Kafka round trip.",
+)
+@_kafka_options
+def ingest(
+    files: tuple[Path, ...],
+    batch_size: int,
+    bootstrap: str,
+    events_topic: str,
+    dlq_topic: str,
+) -> None:
+    """Validate JSON Lines FILES and produce their events to Kafka.
+
+    Rejected lines go to the dead-letter topic and are reported on stderr
+    (file:line, event_id, field, reason). Exit 0: every line stored or a
+    duplicate; 1: Kafka did not confirm (nothing after that batch was sent);
+    2: rejected lines or an unreadable file.
+    """
+    from tablewatch.ingest.kafka_producer import KafkaSettings, KafkaSink  # kafka: 0.1 s import
+
+    sink = KafkaSink(KafkaSettings(bootstrap, events_topic, dlq_topic))
+    settings = sink.settings
+    ingestor = Ingestor(sink, limits=Limits(max_events=batch_size))
+    rejected = 0
+    code = EXIT_OK
+    try:
+        for items in _batches(files, batch_size):
+            batch = ingestor.ingest_items(items, "tablewatch ingest")
+            for outcome in batch.rejected:
+                rejected += 1
+                click.echo(f"rejected: {outcome.rejection}", err=True)
+    except OSError as exc:
+        click.echo(f"tablewatch ingest: {exc.filename}: {exc.strerror}", err=True)
+        code = EXIT_BAD_INPUT
+    except DeliveryFailed as failed:
+        for outcome in failed.batch.rejected:  # their dead letters may be lost with the batch
+            rejected += 1
+            click.echo(f"rejected: {outcome.rejection}", err=True)
+        click.echo(f"tablewatch ingest: not stored: {failed.reason}", err=True)
+        code = EXIT_NOT_STORED
+    finally:
+        sink.close()
+    counts = ingestor.counters
+    click.echo(
+        f"{counts.accepted:,} accepted, {counts.duplicates:,} duplicates, {rejected:,} rejected"
+        f" -> {settings.events_topic} (dead letters: {settings.dlq_topic}) at {settings.bootstrap}"
+    )
+    if code == EXIT_OK and rejected:
+        code = EXIT_BAD_INPUT
+    sys.exit(code)
+
+
+def _batches(files: tuple[Path, ...], size: int) -> Iterator[list[Item]]:
+    """Non-blank lines of every file as items named ``file:line``, ``size`` at a time."""
+    items: list[Item] = []
+    for path in files:
+        with path.open("rb") as lines:
+            for number, line in enumerate(lines, 1):
+                raw = line.strip(_JSON_WHITESPACE)
+                if not raw:
+                    continue
+                items.append(Item(f"{path}:{number}", raw))
+                if len(items) >= size:
+                    yield items
+                    items = []
+    if items:
+        yield items
+
+
+@click.command("serve-ingest")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8077, show_default=True, type=click.IntRange(0, 65535))
+@_kafka_options
+@click.option(
+    "--window",
+    default=WINDOW_IDS,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Accepted event_ids remembered to answer re-sent events 'duplicate'.",
+)
+@click.option("--max-body-bytes", default=MAX_BODY_BYTES, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--max-events",
+    default=MAX_EVENTS,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Events per POST.",
+)
+def serve_ingest(
+    host: str,
+    port: int,
+    bootstrap: str,
+    events_topic: str,
+    dlq_topic: str,
+    window: int,
+    max_body_bytes: int,
+    max_events: int,
+) -> None:
+    """Serve POST /events (a JSON array of events), GET /health and GET /metrics."""
+    from tablewatch.ingest.http_server import serve
+    from tablewatch.ingest.kafka_producer import KafkaSettings, KafkaSink
+
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("kafka").setLevel(logging.WARNING)  # its INFO is a line per connection
+    sink = KafkaSink(KafkaSettings(bootstrap, events_topic, dlq_topic))
+    settings = sink.settings
+    ingestor = Ingestor(
+        sink,
+        limits=Limits(max_body_bytes=max_body_bytes, max_events=max_events),
+        window=SeenWindow(window),
+    )
+    click.echo(
+        f"tablewatch ingest: http://{host}:{port}/events -> {settings.events_topic}"
+        f" (dead letters: {settings.dlq_topic}) at {settings.bootstrap}",
+        err=True,
+    )
+    serve(ingestor, host, port)

@@ -1,0 +1,190 @@
+"""``tablewatch live``: the whole pipeline on this machine for a minute, findings as they come.
+
+Kafka must be running (``deploy/kafka.sh start``; ``make demo`` does it).
+Starts the worker (embedded ClickHouse) and the ingest endpoint as child
+processes on topics of their own, streams a simulated floor through
+``POST /events`` at table pace times ``--speed``, prints every finding from
+the ``findings`` topic as it arrives, then a summary read from ClickHouse,
+and shuts everything down.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from contextlib import ExitStack
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+import yaml
+from rich.console import Console
+from rich.table import Table
+
+from tablewatch.report import money
+from tablewatch.rules.checks.catalog import CHECKS
+from tablewatch.rules.decode import encode_event
+from tablewatch.rules.events import ts_to_ms
+from tablewatch.services import child_service, create_topics, get_json, worker_args, worker_query
+from tablewatch.sim.floor import Floor
+
+SEVERITY_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "cyan"}
+
+
+@click.command()
+@click.option("--tables", default=12, show_default=True)
+@click.option("--seconds", default=60.0, show_default=True, help="How long to stream.")
+@click.option("--speed", default=20.0, show_default=True, help="Times faster than table pace.")
+@click.option("--seed", default=1, show_default=True)
+@click.option("--error-rate", default=0.05, show_default=True)
+@click.option("--jackpot-rate", default=0.02, show_default=True)
+@click.option("--bootstrap", envvar="TABLEWATCH_KAFKA", default="127.0.0.1:9092", show_default=True)
+@click.option(
+    "--dir",
+    "root",
+    default=".data/live",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run folders go here.",
+)
+@click.option("--worker-port", default=6066, show_default=True)
+@click.option("--ingest-port", default=8077, show_default=True)
+def live(
+    tables: int,
+    seconds: float,
+    speed: float,
+    seed: int,
+    error_rate: float,
+    jackpot_rate: float,
+    bootstrap: str,
+    root: Path,
+    worker_port: int,
+    ingest_port: int,
+) -> None:
+    """Run the live pipeline with a simulated floor for a while, then summarise."""
+    console = Console(highlight=False)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    run = root / stamp
+    run.mkdir(parents=True, exist_ok=True)
+    prefix = f"live-{stamp}-{uuid.uuid4().hex[:4]}-"
+    floor = Floor(tables, rounds=1_000_000, seed=seed, error_rate=error_rate,
+                  jackpot_rate=jackpot_rate)  # fmt: skip
+    config = run / "tables.yaml"
+    config.write_text(yaml.safe_dump(floor.config, sort_keys=False))
+    create_topics(bootstrap, prefix)
+    console.print(f"[bold]TableWatch live[/] run {run} (topics {prefix}*)")
+    with ExitStack() as stack:
+        args = worker_args(
+            config, bootstrap=bootstrap, dsn=f"chdb:///{(run / 'chdb').resolve()}",
+            web_port=worker_port, prefix=prefix, data_dir=run / "worker",
+        )  # fmt: skip
+        worker = stack.enter_context(
+            child_service(args, f"http://127.0.0.1:{worker_port}/health", run / "worker.log")
+        )
+        ingest_args = [
+            "serve-ingest", "--port", str(ingest_port), "--bootstrap", bootstrap,
+            "--events-topic", f"{prefix}table-events", "--dlq-topic", f"{prefix}table-events-dlq",
+        ]  # fmt: skip
+        stack.enter_context(
+            child_service(ingest_args, f"http://127.0.0.1:{ingest_port}/health", run / "ingest.log")
+        )
+        console.print(f"worker pid {worker.pid} and ingest endpoint ready; streaming {tables} "
+                      f"tables at {speed:g}x for {seconds:g} s\n")  # fmt: skip
+        stop = threading.Event()
+        printer = threading.Thread(
+            target=_print_findings,
+            args=(console, bootstrap, f"{prefix}findings", stop),
+            daemon=True,
+        )
+        printer.start()
+        sent = _stream(floor, f"http://127.0.0.1:{ingest_port}/events", speed, seconds)
+        _wait_until_caught_up(worker_port, sent)
+        time.sleep(1.5)
+        stop.set()
+        printer.join(timeout=5)
+        _summary(console, worker_port, sent)
+    console.print(f"\nstopped cleanly; data in {run}")
+
+
+def _stream(floor: Floor, url: str, speed: float, seconds: float) -> int:
+    """Post the floor's events at ``speed`` times table pace until ``seconds`` have passed."""
+    from tablewatch.ingest.client import BatchPoster
+
+    poster = BatchPoster(url, max_events=500, max_delay=0.2)
+    started = time.monotonic()
+    first: int | None = None
+    sent = 0
+    for event in floor.events():
+        ms = ts_to_ms(event.ts)
+        first = ms if first is None else first
+        due = (ms - first) / 1000 / speed
+        if due > seconds:
+            break
+        wait = due - (time.monotonic() - started)
+        if wait > 0:
+            poster.wait(wait)
+        poster.add(encode_event(event))
+        sent += 1
+    poster.close()
+    return sent
+
+
+def _print_findings(console: Console, bootstrap: str, topic: str, stop: threading.Event) -> None:
+    from kafka import KafkaConsumer
+
+    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
+                             enable_auto_commit=False, consumer_timeout_ms=500)  # fmt: skip
+    while not stop.is_set():
+        for record in consumer:
+            f = json.loads(record.value)
+            style = SEVERITY_STYLE.get(f["severity"], "")
+            where = f"{f['table_id']} {f['round_id'] or '(table)'}"
+            seat = f" seat {f['seat']}" if f.get("seat") else ""
+            amounts = ""
+            if f.get("expected") is not None or f.get("actual") is not None:
+                amounts = f" expected {money(f['expected'])} actual {money(f['actual'])}"
+            console.print(f"[{style}]{f['severity'].upper():8}[/] {f['check']:27} {where}{seat}"
+                          f"{amounts} [dim]{f['regulation']}[/]")  # fmt: skip
+            if stop.is_set():
+                break
+    consumer.close()
+
+
+def _wait_until_caught_up(port: int, sent: int, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        metrics = get_json(port, "/metrics")
+        if metrics["events"] >= sent and metrics["consumer_lag_total"] == 0:
+            return
+        time.sleep(0.5)
+
+
+def _summary(console: Console, port: int, sent: int) -> None:
+    metrics = get_json(port, "/metrics")
+    rounds = worker_query(port, "SELECT count(), sum(wagered), sum(paid) FROM rounds_v")[0]
+    events = worker_query(port, "SELECT count() FROM raw_events_v")[0][0]
+    by_check = worker_query(port, "SELECT check, count() FROM findings_v GROUP BY check")
+    top = worker_query(port, "SELECT table_id, count() AS n FROM findings_v GROUP BY table_id "
+                       "ORDER BY n DESC, table_id LIMIT 5")  # fmt: skip
+    console.print()
+    wagered, paid = money(int(rounds[1] or 0)), money(int(rounds[2] or 0))
+    console.print(
+        f"[bold]Summary from ClickHouse[/]: {events:,} events stored of {sent:,} sent, "
+        f"{int(rounds[0]):,} rounds judged ({metrics['open_rounds']} still open), "
+        f"{wagered} wagered, {paid} paid"
+    )
+    table = Table(title="Findings by check")
+    table.add_column("check")
+    table.add_column("severity")
+    table.add_column("findings", justify="right")
+    for check, count in sorted(by_check, key=lambda r: (-int(r[1]), str(r[0]))):
+        table.add_row(str(check), CHECKS[str(check)].severity, f"{int(count):,}")
+    console.print(table)
+    tops = Table(title="Top tables")
+    tops.add_column("table")
+    tops.add_column("findings", justify="right")
+    for table_id, count in top:
+        tops.add_row(str(table_id), f"{int(count):,}")
+    console.print(tops)

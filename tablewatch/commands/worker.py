@@ -1,0 +1,103 @@
+"""``tablewatch worker``: the Faust stream processor of the live pipeline."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from tablewatch.processors.settings import WorkerSettings
+from tablewatch.rules.config import ConfigError
+
+
+@click.command()
+@click.option(
+    "--config",
+    "config_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Table configuration YAML.",
+)
+@click.option(
+    "--bootstrap",
+    envvar="TABLEWATCH_KAFKA",
+    default="127.0.0.1:9092",
+    show_default=True,
+    help="Kafka bootstrap server.",
+)
+@click.option(
+    "--dsn",
+    envvar="TABLEWATCH_DSN",
+    default=None,
+    help="ClickHouse: chdb:///DIR (embedded, default) or http://user:pass@host:8123/db.",
+)
+@click.option("--web-port", default=6066, show_default=True, help="Health, metrics, queries.")
+@click.option(
+    "--silence-minutes",
+    default=15.0,
+    show_default=True,
+    help="A round with no event for this long is judged incomplete.",
+)
+@click.option(
+    "--flush-ms", default=250, show_default=True, help="Sink batches at least this often."
+)
+@click.option(
+    "--data-dir",
+    default=".data/worker",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Faust's local state.",
+)
+@click.option(
+    "--app-id",
+    default="tablewatch-worker",
+    show_default=True,
+    help="Kafka consumer group and Faust app id.",
+)
+@click.option("--topics-prefix", default="", help="Prefix of every topic name (tests, staging).")
+@click.option(
+    "--session-timeout",
+    default=30.0,
+    show_default=True,
+    help="Seconds before a dead worker's partitions are reassigned.",
+)
+def worker(
+    config_path: Path,
+    app_id: str,
+    topics_prefix: str,
+    session_timeout: float,
+    bootstrap: str,
+    dsn: str | None,
+    web_port: int,
+    silence_minutes: float,
+    flush_ms: int,
+    data_dir: Path,
+) -> None:
+    """Consume table-events, judge every round, write ClickHouse, rounds and findings."""
+    from tablewatch.processors.app import Worker
+
+    settings = WorkerSettings(
+        config_path=config_path,
+        bootstrap=bootstrap,
+        web_port=web_port,
+        silence_minutes=silence_minutes,
+        flush_every_ms=flush_ms,
+        data_dir=data_dir,
+        app_id=app_id,
+        session_timeout_s=session_timeout,
+        events_topic=f"{topics_prefix}table-events",
+        dlq_topic=f"{topics_prefix}table-events-dlq",
+        rounds_topic=f"{topics_prefix}rounds",
+        findings_topic=f"{topics_prefix}findings",
+    )
+    if dsn:
+        settings = replace(settings, dsn=dsn)
+    try:
+        app = Worker(settings)
+    except ConfigError as exc:
+        click.echo(f"tablewatch worker: {exc}", err=True)
+        sys.exit(2)
+    sys.argv = [sys.argv[0], "worker"]  # faust's own command line: just "worker"
+    app.run()

@@ -1,0 +1,1 @@
+"""The live pipeline's stream processors: thin adapters around :mod:`tablewatch.rules`."""

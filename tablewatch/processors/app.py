@@ -1,0 +1,204 @@
+"""The Faust app: consume ``table-events``, judge rounds, write ClickHouse and the output topics.
+
+Processing guarantee: at least once, made harmless by idempotent sinks.
+- Messages are consumed with acks disabled and acknowledged by hand once the
+  batch covering them is written (ClickHouse, then ``rounds``/``findings``,
+  then the table's state snapshot); a round's messages wait for its end, and
+  acks reach Faust in offset order only (:mod:`.ack_order`). The committed
+  offset therefore never passes an event whose effects are not stored, so a
+  killed worker re-reads what it had not finished (faust-streaming issue
+  #606 is the same trap with agent concurrency > 1; concurrency here is 1).
+- Each table's state between rounds lives in a changelog-backed Faust table
+  (``tablewatch-table-state``, keyed by table_id, partitioned like the
+  source topic) and is restored on start.
+- Re-delivered events are recognised by event_id; ClickHouse tables are
+  ReplacingMergeTree keyed by stable ids, so a replay never shows twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import faust
+from faust.types import EventT
+
+from tablewatch.config_file import load_config
+from tablewatch.processors.ack_order import InOrderAcks, Ticket
+from tablewatch.processors.processor import Batch, LiveProcessor
+from tablewatch.processors.settings import WorkerSettings
+from tablewatch.processors.web import install_views
+from tablewatch.store.client import connect
+from tablewatch.store.migrate import migrate
+from tablewatch.store.writer import StoreWriter
+
+log = logging.getLogger("tablewatch.worker")
+STATE_TABLE = "tablewatch-table-state"
+
+
+class Worker:
+    """The app and everything it holds: processor, store, executor, counters."""
+
+    def __init__(self, settings: WorkerSettings) -> None:
+        self.settings = settings
+        self.configs = load_config(settings.config_path)
+        self.app = faust.App(
+            settings.app_id,
+            broker=f"kafka://{settings.bootstrap}",
+            store="memory://",
+            topic_partitions=settings.partitions,
+            datadir=str(settings.data_dir),
+            web_host=settings.web_host,
+            web_port=settings.web_port,
+            processing_guarantee="at_least_once",
+            broker_commit_interval=1.0,
+            stream_wait_empty=False,
+            topic_allow_declare=True,
+            consumer_auto_offset_reset="earliest",
+            broker_session_timeout=settings.session_timeout_s,
+            broker_heartbeat_interval=max(1.0, settings.session_timeout_s / 10),
+        )
+        raw: dict[str, Any] = {
+            "key_type": bytes,
+            "value_type": bytes,
+            "key_serializer": "raw",
+            "value_serializer": "raw",
+        }
+        self.events_topic = self.app.topic(settings.events_topic, **raw)
+        self.rounds_topic = self.app.topic(settings.rounds_topic, **raw)
+        self.findings_topic = self.app.topic(settings.findings_topic, **raw)
+        self.dlq_topic = self.app.topic(settings.dlq_topic, **raw)
+        self.state = self.app.Table(
+            STATE_TABLE,
+            default=None,
+            key_type=bytes,
+            value_type=bytes,
+            partitions=settings.partitions,
+            use_partitioner=True,  # partition by key, like the source topic
+        )
+        self.acks: InOrderAcks[EventT[bytes]] = InOrderAcks(lambda event: event.ack())
+        self.processor: LiveProcessor[Ticket[EventT[bytes]]] = LiveProcessor(
+            self.configs,
+            self._load_snapshot,
+            silence_ms=int(settings.silence_minutes * 60_000),
+        )
+        self.store = connect(settings.dsn)
+        migrate(self.store)
+        self.reader = connect(settings.dsn)  # for the /query view
+        self.writer = StoreWriter(self.store)
+        self.store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
+        self.reader_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="queries")
+        # batches written by one task, in order, while the agent goes on judging
+        self._batches: asyncio.Queue[Batch[Ticket[EventT[bytes]]]] = asyncio.Queue(maxsize=4)
+        self._topics_ready = asyncio.Event()
+        self._last_flush = time.monotonic()
+        self.positions: dict[int, int] = {}  # partition -> last offset handed to the processor
+        self.flushes = 0
+        self.write_seconds = 0.0
+        self.delay_s = 0.0
+        self.started = time.time()
+        self._install()
+
+    def _load_snapshot(self, table_id: str) -> bytes | None:
+        value = self.state.get(table_id.encode())
+        return value if isinstance(value, bytes) else None
+
+    def _install(self) -> None:
+        app, settings = self.app, self.settings
+
+        @app.agent(self.events_topic, concurrency=1)
+        async def judge(stream: faust.StreamT[bytes]) -> None:
+            async for event in stream.noack().events():  # type: ignore[attr-defined]
+                message = event.message
+                self.positions[message.partition] = message.offset
+                self.delay_s = time.time() - message.timestamp  # since the producer sent it
+                ticket = self.acks.track(message.partition, message.offset, event)
+                self.processor.handle(event.value, message.partition, message.offset, ticket)
+                if self._flush_due():
+                    await self.flush()
+
+        @app.task  # type: ignore[untyped-decorator]
+        async def prepare() -> None:
+            await self._prepare_topics()
+
+        @app.task  # type: ignore[untyped-decorator]
+        async def write_batches() -> None:
+            while True:
+                batch = await self._batches.get()
+                await self._write(batch)
+                self._batches.task_done()
+
+        @app.timer(settings.flush_every_ms / 1000)  # type: ignore[untyped-decorator]
+        async def tick() -> None:
+            if self.processor.pending():
+                await self.flush()
+
+        @app.timer(10.0)  # type: ignore[untyped-decorator]
+        async def silence() -> None:
+            if self.processor.close_silent_rounds():
+                await self.flush()
+
+        install_views(self)
+
+    async def _prepare_topics(self) -> None:
+        """Create the output topics and learn the changelog's partitions before the first flush.
+
+        The state table picks a snapshot's partition from its key (like the
+        source topic), which needs the producer to know the changelog topic.
+        """
+        for topic in (self.rounds_topic, self.findings_topic, self.dlq_topic):
+            await topic.maybe_declare()
+        producer = self.app.producer._ensure_producer()  # type: ignore[attr-defined]
+        await producer.partitions_for(self.state.changelog_topic.get_topic_name())
+        self._topics_ready.set()
+
+    def _flush_due(self) -> bool:
+        if self.processor.pending() >= self.settings.flush_size:
+            return True
+        elapsed_ms = (time.monotonic() - self._last_flush) * 1000
+        return elapsed_ms >= self.settings.flush_every_ms
+
+    async def flush(self) -> None:
+        """Hand the current batch to the writer task (in order; waits only when it is behind)."""
+        batch = self.processor.drain()
+        self._last_flush = time.monotonic()
+        if len(batch) == 0 and not batch.snapshots:
+            return
+        await self._batches.put(batch)
+
+    async def _write(self, batch: Batch[Ticket[EventT[bytes]]]) -> None:
+        await self._topics_ready.wait()
+        started = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(
+            self.store_thread,
+            lambda: self.writer.insert(
+                events=batch.events,
+                rounds=batch.rounds,
+                settlements=batch.settlements,
+                findings=batch.findings,
+            ),
+        )
+        sends = []
+        for topic, messages in (
+            (self.rounds_topic, batch.round_messages),
+            (self.findings_topic, batch.finding_messages),
+            (self.dlq_topic, batch.dead_letters),
+        ):
+            for key, value in messages:
+                sends.append(await topic.send(key=key, value=value))
+        if sends:
+            await asyncio.gather(*sends)
+        for table_id, data in batch.snapshots.items():
+            self.state[table_id.encode()] = data
+        self.acks.release(batch.acks)
+        self.flushes += 1
+        self.write_seconds += time.perf_counter() - started
+
+    def run(self) -> None:
+        """Run the worker until it is stopped (SIGINT/SIGTERM)."""
+        worker = faust.Worker(self.app, loglevel="WARN", quiet=True)
+        worker.execute_from_commandline()

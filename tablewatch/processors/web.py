@@ -1,0 +1,85 @@
+"""The worker's web views: health, metrics, and read-only queries of its embedded store.
+
+The embedded ClickHouse (chdb) lives inside the worker process, so while the
+worker runs, other commands read it through ``GET /query?sql=...`` here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+from faust.web import Request, Response, View
+
+from tablewatch.store.sql_text import read_only_refusal
+
+if TYPE_CHECKING:
+    from tablewatch.processors.app import Worker
+
+
+def install_views(worker: Worker) -> None:
+    app = worker.app
+
+    @app.page("/health")
+    async def health(web: View, request: Request) -> Response:
+        return web.json({"status": "ok", "uptime_s": round(time.time() - worker.started, 1)})
+
+    @app.page("/metrics")
+    async def metrics(web: View, request: Request) -> Response:
+        return web.json(await metrics_of(worker))
+
+    @app.page("/query")
+    async def query(web: View, request: Request) -> Response:
+        sql = request.query.get("sql", "")
+        refusal = read_only_refusal(sql)
+        if refusal:
+            return web.json({"error": refusal}, status=400)
+        loop = asyncio.get_running_loop()
+        reader = worker.reader  # a second client: `readonly` must not stick to the writer's
+        try:
+            result = await loop.run_in_executor(
+                worker.reader_thread, lambda: reader.query(sql, settings={"readonly": 2})
+            )
+        except Exception as exc:  # the store's message is the answer
+            return web.json({"error": str(exc)}, status=400)
+        rows = [[_plain(v) for v in row] for row in result.result_rows]
+        return web.json({"columns": list(result.column_names), "rows": rows})
+
+
+async def metrics_of(worker: Worker) -> dict[str, Any]:
+    counters = worker.processor.counters
+    elapsed = max(time.time() - worker.started, 1e-9)
+    lag: dict[str, int] = {}
+    consumer = worker.app.consumer
+    for tp in consumer.assignment():
+        if tp.topic != worker.settings.events_topic:
+            continue
+        high = consumer.highwater(tp)
+        done = worker.positions.get(tp.partition, -1)
+        if high is not None:
+            lag[str(tp.partition)] = max(0, high - done - 1)
+    return {
+        "events": counters.events,
+        "events_per_s": round(counters.events / elapsed, 1),
+        "rejected": counters.rejected,
+        "duplicates": counters.duplicates,
+        "rounds": counters.rounds,
+        "open_rounds": worker.processor.open_rounds(),
+        "findings_by_check": counters.findings_by_check,
+        "consumer_lag": lag,
+        "consumer_lag_total": sum(lag.values()),
+        "flushes": worker.flushes,
+        "write_seconds": round(worker.write_seconds, 3),
+        "consumer_delay_ms": round(worker.delay_s * 1000),
+        "batches_waiting": worker._batches.qsize(),
+        "unacknowledged": worker.acks.waiting(),
+    }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return str(value)

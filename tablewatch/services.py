@@ -1,0 +1,109 @@
+"""Running TableWatch services (worker, ingest endpoint) as child processes, and talking to them.
+
+Used by ``tablewatch live``, the integration tests and the benchmarks.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+TOPICS = ("table-events", "table-events-dlq", "rounds", "findings")
+
+
+class ServiceFailed(RuntimeError):
+    pass
+
+
+@contextmanager
+def child_service(
+    args: Sequence[str], health_url: str, log_path: Path, *, ready_timeout: float = 120
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``tablewatch ARGS`` as a child process, yielded once ``health_url`` answers.
+
+    Stopped with SIGTERM (then SIGKILL after 45 s) when the block ends, unless
+    already dead. Output goes to ``log_path``.
+    """
+    log = log_path.open("ab")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tablewatch.cli", *args], stdout=log, stderr=log
+    )
+    try:
+        deadline = time.monotonic() + ready_timeout
+        while True:
+            if process.poll() is not None:
+                raise ServiceFailed(f"{args[0]} exited {process.returncode}: see {log_path}")
+            try:
+                urllib.request.urlopen(health_url, timeout=2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise ServiceFailed(
+                        f"{args[0]} not ready in {ready_timeout:g} s: {log_path}"
+                    ) from None
+                time.sleep(0.3)
+        yield process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=45)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        log.close()
+
+
+def worker_args(
+    config: Path,
+    *,
+    bootstrap: str,
+    dsn: str,
+    web_port: int,
+    prefix: str,
+    data_dir: Path,
+    session_timeout: float = 30.0,
+) -> list[str]:
+    return [
+        "worker", "--config", str(config), "--bootstrap", bootstrap, "--dsn", dsn,
+        "--web-port", str(web_port), "--app-id", f"{prefix}worker", "--topics-prefix", prefix,
+        "--data-dir", str(data_dir), "--session-timeout", f"{session_timeout:g}",
+    ]  # fmt: skip
+
+
+def create_topics(bootstrap: str, prefix: str, partitions: int = 4) -> None:
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        admin.create_topics([NewTopic(f"{prefix}{t}", partitions, 1) for t in TOPICS])
+    finally:
+        admin.close()
+
+
+def get_json(port: int, path: str, timeout: float = 10) -> Any:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as reply:
+        return json.loads(reply.read())
+
+
+def worker_query(port: int, sql: str) -> list[list[Any]]:
+    """Rows of a read-only query on the worker's store (its ``/query`` view)."""
+    rows: list[list[Any]] = get_json(port, "/query?" + urllib.parse.urlencode({"sql": sql}))["rows"]
+    return rows
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

@@ -1,0 +1,90 @@
+"""Schema migrations: the numbered SQL files of ``tablewatch/store/migrations``, in order.
+
+Each file ``NNNN_<name>.sql`` holds one or more statements separated by
+``;``. :func:`migrate` applies the files whose version (``NNNN``) is not yet
+recorded in ``schema_migrations``, in version order, and records each one
+after all its statements succeeded. ClickHouse has no transactional DDL: a
+file that fails halfway is applied again from its start on the next run, so
+every statement must be safe to repeat (``IF NOT EXISTS``, ``IF EXISTS``,
+``CREATE OR REPLACE VIEW``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from importlib import resources
+
+from clickhouse_connect.driver.client import Client
+
+from tablewatch.store.sql_text import split_statements
+
+MIGRATIONS_PACKAGE = "tablewatch.store.migrations"
+_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+SCHEMA_MIGRATIONS_DDL = """
+CREATE TABLE IF NOT EXISTS schema_migrations
+(
+    version    String,
+    name       String,
+    applied_at DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(applied_at)
+ORDER BY version
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: str  # "0001"
+    name: str  # "raw_events"
+    sql: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.version}_{self.name}"
+
+    def statements(self) -> list[str]:
+        return split_statements(self.sql)
+
+
+def available() -> list[Migration]:
+    """Every migration shipped with the package, in version order."""
+    found: list[Migration] = []
+    for entry in resources.files(MIGRATIONS_PACKAGE).iterdir():
+        match = _FILE.match(entry.name)
+        if match:
+            found.append(Migration(match.group(1), match.group(2), entry.read_text("utf-8")))
+    found.sort(key=lambda m: m.version)
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise RuntimeError(f"two migrations share a version: {versions}")
+    return found
+
+
+def applied(client: Client) -> set[str]:
+    """The versions recorded in ``schema_migrations`` (creating the table if needed)."""
+    client.command(SCHEMA_MIGRATIONS_DDL)
+    rows = client.query("SELECT DISTINCT version FROM schema_migrations").result_rows
+    return {str(row[0]) for row in rows}
+
+
+def pending(client: Client) -> list[Migration]:
+    done = applied(client)
+    return [m for m in available() if m.version not in done]
+
+
+def migrate(client: Client) -> list[str]:
+    """Apply the pending migrations in order; the labels applied (``[]`` when up to date)."""
+    labels: list[str] = []
+    for migration in pending(client):
+        for statement in migration.statements():
+            client.command(statement)
+        client.insert(
+            "schema_migrations",
+            [[migration.version, migration.name, int(time.time() * 1000)]],
+            column_names=["version", "name", "applied_at"],
+        )
+        labels.append(migration.label)
+    return labels

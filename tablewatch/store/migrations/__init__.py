@@ -1,0 +1,1 @@
+"""Numbered SQL migrations (``NNNN_<name>.sql``), applied in order by ``store.migrate``."""

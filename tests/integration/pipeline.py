@@ -1,0 +1,101 @@
+"""Running the live pipeline for tests: topics of its own, the worker as a real process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tablewatch.rules.decode import encode_event
+from tablewatch.services import child_service, create_topics, get_json, worker_args, worker_query
+from tablewatch.sim.floor import Floor
+
+
+@dataclass
+class Deployment:
+    """One isolated pipeline: its topic prefix, consumer group, port and data dirs."""
+
+    bootstrap: str
+    root: Path
+    prefix: str
+    web_port: int
+
+    @contextmanager
+    def worker(
+        self, config: Path, log_name: str = "worker.log"
+    ) -> Iterator[subprocess.Popen[bytes]]:
+        args = worker_args(
+            config, bootstrap=self.bootstrap, dsn=f"chdb:///{self.root / 'chdb'}",
+            web_port=self.web_port, prefix=self.prefix, data_dir=self.root / "worker",
+            session_timeout=6,
+        )  # fmt: skip
+        health = f"http://127.0.0.1:{self.web_port}/health"
+        with child_service(args, health, self.root / log_name) as process:
+            yield process
+
+    def log_tail(self, name: str = "worker.log") -> str:
+        path = self.root / name
+        return path.read_text(errors="replace")[-3000:] if path.exists() else "(no log)"
+
+    def get(self, path: str) -> Any:
+        return get_json(self.web_port, path)
+
+    def query(self, sql: str) -> list[list[Any]]:
+        return worker_query(self.web_port, sql)
+
+    def ingest(self, events_file: Path) -> None:
+        subprocess.run(
+            [sys.executable, "-m", "tablewatch.cli", "ingest", str(events_file),
+             "--bootstrap", self.bootstrap, "--events-topic", f"{self.prefix}table-events",
+             "--dlq-topic", f"{self.prefix}table-events-dlq"],
+            check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
+
+    def wait_for_rounds(self, rounds: int, timeout: float = 180) -> None:
+        deadline = time.monotonic() + timeout
+        seen = -1
+        while time.monotonic() < deadline:
+            try:
+                seen = int(self.query("SELECT count() FROM rounds_v")[0][0])
+            except OSError:
+                seen = -1
+            if seen >= rounds:
+                return
+            time.sleep(1)
+        raise AssertionError(f"{seen} of {rounds} rounds judged in {timeout} s: {self.log_tail()}")
+
+
+def new_deployment(bootstrap: str, root: Path, web_port: int) -> Deployment:
+    deployment = Deployment(bootstrap, root, f"t{uuid.uuid4().hex[:10]}-", web_port)
+    create_topics(bootstrap, deployment.prefix)
+    return deployment
+
+
+@dataclass
+class SimulatedFloor:
+    config: Path
+    events: list[bytes]
+    truth: set[tuple[str, str, str]]
+    rounds: int
+
+
+def simulated_floor(root: Path, tables: int, rounds: int, seed: int) -> SimulatedFloor:
+    floor = Floor(tables=tables, rounds=rounds, seed=seed, error_rate=0.15, jackpot_rate=0.05)
+    config = root / "tables.yaml"
+    config.write_text(yaml.safe_dump(floor.config, sort_keys=False))
+    events = [encode_event(e) for e in floor.events()]
+    truth = {(t.table_id, t.round_id or "", t.check) for t in floor.truth()}
+    return SimulatedFloor(config, events, truth, rounds)
+
+
+def write_jsonl(path: Path, lines: list[bytes]) -> Path:
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    return path

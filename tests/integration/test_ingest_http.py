@@ -1,0 +1,244 @@
+"""HTTP ingest against the real broker: replies, table-events exactly once in order, the DLQ.
+
+The app runs in-process on a free port (its own event loop in a thread) with a
+real :class:`KafkaSink`; every test uses its own table ids and reads the topics
+from the offsets recorded before it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import urllib.error
+import urllib.request
+import uuid
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import pytest
+from aiohttp import web
+
+from tablewatch.ingest.client import PostFailed, post_events
+from tablewatch.ingest.http_server import make_app
+from tablewatch.ingest.kafka_producer import DLQ_TOPIC, EVENTS_TOPIC, KafkaSettings, KafkaSink
+from tablewatch.ingest.service import Ingestor
+from tablewatch.rules.decode import decode_event, encode_event
+from tablewatch.sim.floor import Floor
+from tests.ingest.events import array, edited, table_events
+from tests.ingest.kafka_topics import Record, end_offsets, read_between
+
+pytestmark = pytest.mark.integration
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    ingestor: Ingestor
+
+
+@pytest.fixture(scope="module")
+def server(kafka_bootstrap: str) -> Iterator[Server]:
+    ingestor = Ingestor(KafkaSink(KafkaSettings(kafka_bootstrap)))
+    loop = asyncio.new_event_loop()
+    runner = web.AppRunner(make_app(ingestor))
+    loop.run_until_complete(runner.setup())
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    loop.run_until_complete(site.start())
+    host, port = runner.addresses[0][:2]
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        yield Server(f"http://{host}:{port}", ingestor)
+    finally:
+        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(60)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
+@dataclass
+class Topics:
+    """Offsets of table-events and table-events-dlq before the test."""
+
+    bootstrap: str
+    events_start: dict[int, int]
+    dlq_start: dict[int, int]
+
+    def events(self, tables: set[str]) -> list[Record]:
+        keys = {t.encode() for t in tables}
+        records = read_between(self.bootstrap, EVENTS_TOPIC, self.events_start)
+        return [r for r in records if r.key in keys]
+
+    def dead_letters(self, marker: str) -> list[dict[str, Any]]:
+        """DLQ records whose raw text or table_id contains ``marker``."""
+        out = []
+        for r in read_between(self.bootstrap, DLQ_TOPIC, self.dlq_start):
+            record = json.loads(r.value)
+            if marker in record["raw"] or marker in (record["table_id"] or ""):
+                out.append({**record, "_key": r.key})
+        return out
+
+
+@pytest.fixture
+def topics(kafka_bootstrap: str) -> Topics:
+    return Topics(
+        kafka_bootstrap,
+        end_offsets(kafka_bootstrap, EVENTS_TOPIC),
+        end_offsets(kafka_bootstrap, DLQ_TOPIC),
+    )
+
+
+def run_id() -> str:
+    return uuid.uuid4().hex[:10]
+
+
+def floor_events(run: str, tables: int = 3, rounds: int = 6) -> list[bytes]:
+    """A simulated floor's events (tables interleaved), renamed so this run's ids are unique."""
+    return [
+        encode_event(
+            msgspec.structs.replace(
+                e, table_id=f"{run}-{e.table_id}", event_id=f"{run}-{e.event_id}"
+            )
+        )
+        for e in Floor(tables, rounds, seed=11).events()
+    ]
+
+
+def post_raw(url: str, body: bytes) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(
+        url, data=body, method="POST", headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def by_table(raws: list[bytes]) -> dict[str, list[bytes]]:
+    out: dict[str, list[bytes]] = defaultdict(list)
+    for raw in raws:
+        out[decode_event(raw).table_id].append(raw)
+    return dict(out)
+
+
+def test_good_batches_arrive_exactly_once_in_order_per_table(
+    server: Server, topics: Topics
+) -> None:
+    run = run_id()
+    events = floor_events(run)
+    assert len(events) == 300
+    first, second = events[:200], events[150:]  # the second batch repeats 50 events
+    reply = post_events(f"{server.url}/events", first)
+    assert (reply["accepted"], reply["duplicates"], reply["rejected"]) == (200, 0, 0)
+    reply = post_events(f"{server.url}/events", second)
+    assert (reply["accepted"], reply["duplicates"], reply["rejected"]) == (100, 50, 0)
+    assert [r["status"] for r in reply["results"][:51]] == ["duplicate"] * 50 + ["accepted"]
+
+    expected = by_table(events)
+    records = topics.events(set(expected))
+    got: dict[str, list[bytes]] = defaultdict(list)
+    partitions: dict[str, set[int]] = defaultdict(set)
+    for r in sorted(records, key=lambda r: (r.partition, r.offset)):
+        assert r.key is not None
+        got[r.key.decode()].append(r.value)
+        partitions[r.key.decode()].add(r.partition)
+    assert got == expected, "every accepted event once, bytes as sent, in order per table"
+    assert all(len(p) == 1 for p in partitions.values()), "one table, one partition"
+
+
+def test_rejections_are_answered_and_dead_lettered(server: Server, topics: Topics) -> None:
+    run = run_id()
+    table = f"{run}-T"
+    good = table_events(table)  # deck_in, round_start, 3 wagers
+    body = array(
+        [
+            good[0],
+            edited(good[1], seq="seven"),  # wrong type
+            edited(good[2], type="tip"),  # unknown event type
+            good[0],  # duplicate within the batch
+            edited(good[3], amount=0),  # out of range
+            good[4],
+        ]
+    )
+    status, reply = post_raw(f"{server.url}/events", body)
+    assert status == 200
+    assert (reply["accepted"], reply["duplicates"], reply["rejected"]) == (2, 1, 3)
+    rows = {r["index"]: r for r in reply["results"]}
+    assert (rows[1]["status"], rows[1]["field"], rows[1]["reason"]) == (
+        "rejected",
+        "seq",
+        "Expected `int`, got `str`",
+    )
+    assert (rows[2]["field"], rows[2]["reason"]) == ("type", "unknown event type 'tip'")
+    assert (rows[3]["status"], rows[3]["event_id"]) == ("duplicate", f"{table}-e1")
+    assert (rows[4]["field"], rows[4]["reason"]) == ("amount", "Expected `int` >= 1")
+
+    # the same event_id in a later batch: a duplicate, not produced again
+    status, reply = post_raw(f"{server.url}/events", array([good[4], good[1]]))
+    assert [r["status"] for r in reply["results"]] == ["duplicate", "accepted"]
+
+    letters = sorted(topics.dead_letters(table), key=lambda d: str(d["where"]))
+    assert [(d["where"], d["event_id"], d["field"], d["reason"]) for d in letters] == [
+        ("item 1", f"{table}-e2", "seq", "Expected `int`, got `str`"),
+        ("item 2", f"{table}-e3", "type", "unknown event type 'tip'"),
+        ("item 4", f"{table}-e4", "amount", "Expected `int` >= 1"),
+    ]
+    assert all(d["_key"] == table.encode() for d in letters)
+    assert letters[0]["raw"] == edited(good[1], seq="seven").decode()
+    assert all(d["received_at"].endswith("Z") for d in letters)
+
+    records = topics.events({table})
+    assert [r.value for r in records] == [good[0], good[4], good[1]]
+
+
+def test_malformed_body_is_400_and_dead_lettered(server: Server, topics: Topics) -> None:
+    marker = f"malformed-{run_id()}"
+    status, reply = post_raw(f"{server.url}/events", f'[{{"table_id": "{marker}", '.encode())
+    assert status == 400
+    assert reply["error"] == "bad JSON: Input data was truncated"
+    status, reply = post_raw(f"{server.url}/events", f'{{"table_id": "{marker}"}}'.encode())
+    assert status == 400
+    assert reply["error"].startswith("the body must be a JSON array of events")
+    letters = topics.dead_letters(marker)
+    assert sorted(d["reason"] for d in letters) == [  # no key: any partition, any order
+        "malformed: bad JSON: Input data was truncated",
+        "malformed: the body must be a JSON array of events: Expected `array`, got `object`",
+    ]
+    assert all(d["where"] == "body" and d["_key"] is None for d in letters)
+
+
+def test_oversized_bodies_are_413_and_dead_lettered(server: Server, topics: Topics) -> None:
+    marker = f"oversized-{run_id()}"
+    big = f'[{{"table_id": "{marker}"}}'.encode() + b", {}" * 400_000 + b"]"  # 1.2 MB
+    status, reply = post_raw(f"{server.url}/events", big)
+    assert status == 413
+    assert reply["error"] == f"body of {len(big):,} bytes exceeds 1,048,576 bytes"
+    many = f'[{{"table_id": "{marker}"}}'.encode() + b",{}" * 5_000 + b"]"  # 5,001 events
+    status, reply = post_raw(f"{server.url}/events", many)
+    assert status == 413
+    assert reply["error"] == "5,001 events exceed 5,000 per batch"
+    letters = topics.dead_letters(marker)
+    assert sorted((d["reason"], d["raw_bytes"], d["truncated"]) for d in letters) == [
+        ("oversized: 5,001 events exceed 5,000 per batch", len(many), False),
+        (f"oversized: body of {len(big):,} bytes exceeds 1,048,576 bytes", len(big), True),
+    ]
+
+
+def test_health_and_metrics(server: Server) -> None:
+    with urllib.request.urlopen(f"{server.url}/health", timeout=10) as response:
+        health = json.loads(response.read())
+    assert health["status"] == "ok" and health["kafka"]["reachable"] is True
+    with urllib.request.urlopen(f"{server.url}/metrics", timeout=10) as response:
+        metrics = json.loads(response.read())
+    assert {"accepted", "duplicates", "rejected", "batches"} <= set(metrics)
+
+
+def test_client_refuses_to_retry_a_bad_body(server: Server) -> None:
+    with pytest.raises(PostFailed) as info:
+        post_events(f"{server.url}/events", [b"{", b"}"])
+    assert info.value.status == 400

@@ -1,0 +1,174 @@
+"""The worker's processing step without a broker: same verdicts as the audit, safe acks, restarts.
+
+Kafka is modelled as 4 partitions (a table always in one), offsets, and a
+committed offset per partition = the first offset not yet acknowledged. A
+"crash" loses everything in memory and not written by a flush; the new
+processor restores table snapshots and gets every message again from the
+committed offsets.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import defaultdict
+
+from tablewatch.processors.processor import Batch, LiveProcessor
+from tablewatch.rules.audit import Auditor, findings_of
+from tablewatch.rules.config import TableConfig, parse_config
+from tablewatch.rules.decode import encode_event
+from tablewatch.sim.floor import Floor
+from tablewatch.store.rows import finding_id
+
+Message = tuple[int, int, bytes]  # partition, offset, value
+PARTITIONS = 4
+
+
+def kafka_log(floor: Floor) -> list[Message]:
+    offsets = [0] * PARTITIONS
+    log = []
+    for event in floor.events():
+        partition = zlib.crc32(event.table_id.encode()) % PARTITIONS
+        log.append((partition, offsets[partition], encode_event(event)))
+        offsets[partition] += 1
+    return log
+
+
+class FakeDeployment:
+    """The durable side: ClickHouse rows (as finding ids), the changelog table, acks."""
+
+    def __init__(self) -> None:
+        self.snapshots: dict[str, bytes] = {}
+        self.finding_ids: set[str] = set()
+        self.rounds: set[tuple[str, str]] = set()
+        self.acked: dict[int, set[int]] = defaultdict(set)
+
+    def write(self, batch: Batch[tuple[int, int]]) -> None:
+        self.finding_ids |= {str(row[0]) for row in batch.findings}
+        self.rounds |= {(str(row[0]), str(row[1])) for row in batch.rounds}
+        self.snapshots.update(batch.snapshots)
+        for partition, offset in batch.acks:
+            self.acked[partition].add(offset)
+
+    def committed(self, partition: int) -> int:
+        offset = 0
+        while offset in self.acked[partition]:
+            offset += 1
+        return offset
+
+
+def run(
+    configs: dict[str, TableConfig],
+    log: list[Message],
+    deployment: FakeDeployment,
+    *,
+    crash_after: int | None = None,
+    flush_every: int = 97,
+) -> LiveProcessor[tuple[int, int]]:
+    processor: LiveProcessor[tuple[int, int]] = LiveProcessor(configs, deployment.snapshots.get)
+    start = {p: deployment.committed(p) for p in range(PARTITIONS)}
+    handled = 0
+    for partition, offset, value in log:
+        if offset < start[partition]:
+            continue  # committed before: Kafka does not deliver it again
+        processor.handle(value, partition, offset, (partition, offset))
+        handled += 1
+        if handled % flush_every == 0:
+            deployment.write(processor.drain())
+        if crash_after is not None and handled == crash_after:
+            return processor  # killed: the undrained batch is lost
+    deployment.write(processor.drain())
+    return processor
+
+
+def audited(configs: dict[str, TableConfig], floor: Floor) -> tuple[set[str], set[tuple[str, str]]]:
+    auditor = Auditor(configs)
+    outcomes = []
+    for event in floor.events():
+        outcomes += auditor.feed(event)  # no end-of-input closing: a live stream goes on
+    ids = {finding_id(f) for f in findings_of(outcomes)}
+    rounds = {(o.table_id, o.round_id) for o in outcomes if not hasattr(o, "check")}
+    return ids, rounds
+
+
+def floor() -> Floor:
+    return Floor(tables=8, rounds=600, seed=21, error_rate=0.15, jackpot_rate=0.05)
+
+
+def test_same_verdicts_as_the_audit() -> None:
+    configs = parse_config(floor().config)
+    log = kafka_log(floor())
+    deployment = FakeDeployment()
+    run(configs, log, deployment)
+    want_ids, want_rounds = audited(configs, floor())
+    assert deployment.finding_ids == want_ids
+    assert deployment.rounds == want_rounds
+    assert len(want_ids) > 50
+
+
+def test_acks_never_pass_an_open_round() -> None:
+    configs = parse_config(floor().config)
+    log = kafka_log(floor())
+    processor: LiveProcessor[tuple[int, int]] = LiveProcessor(configs, lambda _: None)
+    by_token = {(p, o): v for p, o, v in log}
+    for i, (partition, offset, value) in enumerate(log):
+        processor.handle(value, partition, offset, (partition, offset))
+        if i % 50 == 49:
+            batch = processor.drain()
+            open_rounds = {
+                (t.table_id, t.open_round.round_id)
+                for t in processor.auditor.table_states()
+                if t.open_round is not None
+            }
+            for token in batch.acks:
+                raw = by_token[token]
+                for table_id, round_id in open_rounds:
+                    assert not (
+                        f'"table_id":"{table_id}"'.encode() in raw
+                        and f'"round_id":"{round_id}"'.encode() in raw
+                    ), f"acked {token} of the open round {round_id}"
+
+
+def test_a_crash_loses_nothing_and_duplicates_nothing() -> None:
+    configs = parse_config(floor().config)
+    log = kafka_log(floor())
+    want_ids, want_rounds = audited(configs, floor())
+    for crash_after in (333, 1500, 4000, 9000):
+        deployment = FakeDeployment()
+        run(configs, log, deployment, crash_after=crash_after)
+        run(configs, log, deployment)  # restarted: restores snapshots, re-reads uncommitted
+        assert deployment.finding_ids == want_ids, f"crash after {crash_after} messages"
+        assert deployment.rounds == want_rounds
+
+
+def test_bad_message_goes_to_dead_letters_and_is_acked() -> None:
+    configs = parse_config(floor().config)
+    processor: LiveProcessor[str] = LiveProcessor(configs, lambda _: None)
+    processor.handle(b'{"v":1,"type":"nonsense"}', 0, 0, "t0")
+    batch = processor.drain()
+    assert batch.acks == ["t0"]
+    assert len(batch.dead_letters) == 1
+    assert b"unknown event type" in batch.dead_letters[0][1]
+    assert processor.counters.rejected == 1
+
+
+def test_silent_round_is_judged_incomplete() -> None:
+    configs = parse_config(floor().config)
+    now = [1_000.0]
+    processor: LiveProcessor[int] = LiveProcessor(
+        configs, lambda _: None, silence_ms=60_000, clock=lambda: now[0]
+    )
+    log = kafka_log(floor())
+    table = next(v for _, _, v in log if b'"type":"round_start"' in v).split(b'"table_id":"')[1]
+    table_id = table.split(b'"')[0]
+    mine = [m for m in log if b'"table_id":"' + table_id + b'"' in m[2]]
+    end = next(i for i, m in enumerate(mine) if b'"type":"round_end"' in m[2])
+    for i, (partition, offset, value) in enumerate(mine[:end]):  # up to, not including, round_end
+        processor.handle(value, partition, offset, i)
+    assert processor.open_rounds() == 1
+    now[0] += 59
+    assert processor.close_silent_rounds() == 0
+    now[0] += 2
+    assert processor.close_silent_rounds() == 1
+    batch = processor.drain()
+    assert [f.check for r in batch.judged for f in r.findings] == ["ROUND_INCOMPLETE"]
+    assert sorted(batch.acks) == list(range(end))

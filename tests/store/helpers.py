@@ -1,0 +1,66 @@
+"""Judged rounds and floors for the store tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from tablewatch.rules.audit import Auditor, findings_of
+from tablewatch.rules.config import parse_config
+from tablewatch.rules.decode import decode_event, encode_event
+from tablewatch.rules.events import AnyEvent
+from tablewatch.rules.findings import Finding
+from tablewatch.rules.judge import RoundResult
+from tablewatch.sim.floor import Floor
+from tablewatch.store.batch import Batch
+from tablewatch.store.rows import finding_id
+from tests.scenarios import configs
+
+JUDGED_AT = 1_796_000_000_000  # 2026-12-10T00:53:20Z
+INGESTED_AT = 1_796_000_000_000
+
+
+@dataclass
+class Audited:
+    """Events as received (raw bytes, decoded), the outcomes of their audit, in one batch."""
+
+    raw: list[tuple[bytes, AnyEvent]] = field(default_factory=list)
+    outcomes: list[RoundResult | Finding] = field(default_factory=list)
+
+    @property
+    def rounds(self) -> list[RoundResult]:
+        return [o for o in self.outcomes if isinstance(o, RoundResult)]
+
+    @property
+    def findings(self) -> list[Finding]:
+        return list(findings_of(self.outcomes))
+
+    def batch(self, judged_at_ms: int = JUDGED_AT, ingested_at_ms: int = INGESTED_AT) -> Batch:
+        batch = Batch()
+        for offset, (raw, event) in enumerate(self.raw):
+            batch.add_event(raw, event, 0, offset, ingested_at_ms)
+        batch.add_outcomes(self.outcomes, judged_at_ms)
+        return batch
+
+
+def audit_events(events: Iterable[AnyEvent], auditor: Auditor) -> Audited:
+    out = Audited()
+    for event in events:
+        raw = encode_event(event)
+        decoded = decode_event(raw)
+        out.raw.append((raw, decoded))
+        out.outcomes.extend(auditor.feed(decoded))
+    out.outcomes.extend(auditor.finish())
+    return out
+
+
+def audit_scripted(events: Iterable[AnyEvent]) -> Audited:
+    return audit_events(events, Auditor(configs()))
+
+
+def audit_floor(floor: Floor) -> Audited:
+    return audit_events(floor.events(), Auditor(parse_config(floor.config)))
+
+
+def ids(findings: Iterable[Finding]) -> set[str]:
+    return {finding_id(f) for f in findings}
