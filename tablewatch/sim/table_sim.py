@@ -549,7 +549,14 @@ class TableSim:
         ):
             return None
         if code.startswith("JACKPOT"):
-            wins = [e for e in lines if e.bet == "progressive" and e.result == "win"]
+            # a meter share for the inventory rule (other progressive wins may come from it)
+            wins = [
+                e
+                for e in lines
+                if e.bet == "progressive"
+                and e.result == "win"
+                and (code == "JACKPOT_NOT_VALIDATED" or e.not_from_inventory_section)
+            ]
             return wins[0] if wins else None
         capped = set(settlement.limits)
         pool = [
