@@ -22,29 +22,19 @@ from tablewatch.rules.checks import (
 from tablewatch.rules.checks.table_level import table_finding
 from tablewatch.rules.config import TableConfig
 from tablewatch.rules.events import (
+    EVENT_TYPES,
     AnyEvent,
     AnyRoundEvent,
-    CardDealt,
-    CardExposed,
-    Decision,
     DeckIn,
     DeckOut,
     DeviceFault,
-    EnvyPayout,
-    Lockout,
     Meter,
-    Reveal,
     RoundEnd,
     RoundEvent,
     RoundStart,
-    Settle,
     Shuffle,
-    StubCount,
     TableClose,
     TableOpen,
-    Void,
-    Wager,
-    WagerRemoved,
     event_type,
 )
 from tablewatch.rules.findings import Finding
@@ -55,19 +45,7 @@ Outcome = RoundResult | Finding
 
 # Round events that neither open nor close a round.
 _MID_ROUND: frozenset[type] = frozenset(
-    {
-        Wager,
-        WagerRemoved,
-        Lockout,
-        CardDealt,
-        Decision,
-        Reveal,
-        StubCount,
-        CardExposed,
-        Settle,
-        EnvyPayout,
-        Void,
-    }
+    t for t in EVENT_TYPES if issubclass(t, RoundEvent) and t not in (RoundStart, RoundEnd)
 )
 
 DEDUP_WINDOW = 50_000  # event_ids remembered per table
