@@ -54,7 +54,7 @@ class Round:
     meter: int | None = None  # the last progressive meter reading seen
     first_ts: str = ""
     last_ts: str = ""
-    event_count: int = 0
+    others: int = 0  # events applied that no list below collects (start, lockout, void, end)
     # event type -> the list above that collects it (the types that come many per
     # round; ``table.fold_events`` appends to them directly)
     collectors: dict[type, list[Any]] = field(init=False, repr=False, compare=False)
@@ -74,7 +74,6 @@ class Round:
 
     def apply(self, event: AnyRoundEvent) -> None:
         """Fold one round event into the round."""
-        self.event_count += 1
         ts = event.ts
         if not self.first_ts:
             self.first_ts = ts
@@ -83,7 +82,9 @@ class Round:
         collect = self.collectors.get(type(event))
         if collect is not None:
             collect.append(event)
-        elif isinstance(event, Lockout):
+            return
+        self.others += 1
+        if isinstance(event, Lockout):
             if self.lockout is None:
                 self.lockout = event
             else:
@@ -98,6 +99,7 @@ class Round:
             for cls, events in self.collectors.items():
                 if isinstance(event, cls):
                     events.append(event)
+                    self.others -= 1  # counted by its list
                     break
 
     def observe_fault(self, fault: DeviceFault) -> None:
@@ -105,6 +107,21 @@ class Round:
 
     def observe_meter(self, meter: Meter) -> None:
         self.meter = meter.amount
+
+    @property
+    def event_count(self) -> int:
+        """Round events applied (counted when asked: the fold's fast path only appends)."""
+        collected = (
+            self.wager_events,
+            self.cards,
+            self.decisions,
+            self.reveals,
+            self.stub_counts,
+            self.exposures,
+            self.settles,
+            self.envy,
+        )
+        return self.others + sum(len(events) for events in collected)
 
     @property
     def ts(self) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 
 from tablewatch.rules.checks import (
     deck_change_overdue,
@@ -38,6 +37,7 @@ from tablewatch.rules.events import (
     event_type,
 )
 from tablewatch.rules.findings import Finding
+from tablewatch.rules.id_window import IdWindow
 from tablewatch.rules.judge import RoundResult, judge_round
 from tablewatch.rules.round import Round
 
@@ -74,20 +74,15 @@ class TableState:
     rounds_without_stub: int = 0
     stubless_starts: list[str] = field(default_factory=list)
     duplicates: int = 0
-    _seen: set[str] = field(default_factory=set)
-    _seen_order: deque[str] = field(default_factory=deque)
+    window: IdWindow = field(default_factory=lambda: IdWindow(DEDUP_WINDOW))
     _closed: deque[str] = field(default_factory=lambda: deque(maxlen=CLOSED_WINDOW))
 
     def is_duplicate(self, event_id: str) -> bool:
-        """True for an event_id already seen here; otherwise remember it."""
-        if event_id in self._seen:
-            self.duplicates += 1
-            return True
-        self._seen.add(event_id)
-        self._seen_order.append(event_id)
-        if len(self._seen_order) > DEDUP_WINDOW:
-            self._seen.discard(self._seen_order.popleft())
-        return False
+        """True for an event_id among the last DEDUP_WINDOW seen here; otherwise remember it."""
+        if self.window.add(event_id):
+            return False
+        self.duplicates += 1
+        return True
 
     def apply(self, event: AnyEvent) -> list[Outcome]:
         """Fold one event (not a duplicate) and return what it completed."""
@@ -114,8 +109,7 @@ class TableState:
 
     def recent_ids(self, n: int) -> list[str]:
         """The last ``n`` event_ids of the duplicate window, oldest first."""
-        order = self._seen_order
-        return list(islice(order, max(0, len(order) - n), None))
+        return self.window.recent(n)
 
     def closed_rounds(self) -> Iterable[str]:
         """Rounds recently judged here, oldest first."""
@@ -123,10 +117,7 @@ class TableState:
 
     def remember(self, seen: Iterable[str], closed: Iterable[str]) -> None:
         """Restore the duplicate window and the recently closed rounds (oldest first)."""
-        for event_id in seen:
-            if event_id not in self._seen:
-                self._seen.add(event_id)
-                self._seen_order.append(event_id)
+        self.window.add_all(seen)
         self._closed.extend(closed)
 
     def finish(self, why: str) -> list[Outcome]:
@@ -282,34 +273,33 @@ def fold_events(
 
     Most events only add to a round in progress: the next ``seq`` of their
     table, for its open round, of a type the round collects in a list, with
-    an event_id not seen. Those are appended to the round here, in this loop,
-    by the same steps as :meth:`TableState.is_duplicate`,
+    an event_id not in the duplicate window. Those are appended to the round
+    here, in this loop, by the same steps as :meth:`TableState.is_duplicate`,
     :meth:`TableState.apply` and :meth:`Round.apply` take for them: three calls
-    per event were most of the cost of folding. Every other event (a table's
-    first, a duplicate, a seq gap, a round opening or closing, a table event)
-    goes to ``fold_one``.
+    per event were most of the cost of folding. The window's oldest ids are
+    forgotten in bulk at the end (:class:`~tablewatch.rules.id_window.IdWindow`);
+    until then an id found in it may be an old one, and its event goes to the
+    exact check. Every other event (a table's first, a duplicate, a seq gap, a
+    round opening or closing, a table event) goes to ``fold_one``.
     """
     for index, event in enumerate(events):
         table = tables.get(event.table_id)
         if table is not None and (current := table.open_round) is not None:
             collect = current.collectors.get(type(event))
             mid: AnyRoundEvent = event  # type: ignore[assignment]  # collected: a round event
-            event_id = mid.event_id
             if (
                 collect is not None
                 and mid.round_id == current.round_id
                 and mid.seq == table.last_seq + 1  # type: ignore[operator]  # a round is open
-                and event_id not in (seen := table._seen)
+                and (event_id := mid.event_id) not in (window := table.window).ids
             ):
-                seen.add(event_id)  # is_duplicate's window
-                order = table._seen_order
-                order.append(event_id)
-                if len(order) > DEDUP_WINDOW:
-                    seen.discard(order.popleft())
+                window.ids.add(event_id)  # is_duplicate: not in the window (trimmed later)
+                window.order.append(event_id)
                 table.last_seq = mid.seq
                 collect.append(mid)  # Round.apply
-                current.event_count += 1
                 current.last_ts = mid.ts
                 continue
         for outcome in fold_one(event):
             yield index, outcome
+    for table in tables.values():  # what the fast path added: forget the oldest now
+        table.window.trim()
