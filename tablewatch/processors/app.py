@@ -28,6 +28,7 @@ from faust.types import EventT
 
 from tablewatch.config_file import load_config
 from tablewatch.processors.ack_order import InOrderAcks, Ticket
+from tablewatch.processors.eager_delivery import App
 from tablewatch.processors.processor import Batch, LiveProcessor
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.processors.web import install_views
@@ -45,7 +46,7 @@ class Worker:
     def __init__(self, settings: WorkerSettings) -> None:
         self.settings = settings
         self.configs = load_config(settings.config_path)
-        self.app = faust.App(
+        self.app = App(
             settings.app_id,
             broker=f"kafka://{settings.bootstrap}",
             store="memory://",
