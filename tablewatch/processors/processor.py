@@ -84,6 +84,7 @@ class LiveProcessor(Generic[Token]):
         self._offsets: dict[str, int] = {}  # table_id -> offset of its last message applied
         self._restored_at: dict[str, int] = {}  # table_id -> offset its saved state includes
         self._known: set[str] = set()
+        self._unsaved: set[str] = set()  # tables between rounds whose snapshot is not taken yet
 
     def _restore(self, table_id: str, config: TableConfig) -> TableState | None:
         data = self._load(table_id)
@@ -125,6 +126,8 @@ class LiveProcessor(Generic[Token]):
             self.counters.redelivered += 1  # its effects are in the saved state already
             self._batch.acks.append(token)
             return
+        if event.table_id in self._unsaved:
+            self._save(event.table_id)  # its state as of its last persist point, before it moves
         duplicates = self.auditor.stats.duplicates
         outcomes = self.auditor.feed(event)
         if self.auditor.stats.duplicates > duplicates:
@@ -186,13 +189,25 @@ class LiveProcessor(Generic[Token]):
                 by_check[finding.check] = by_check.get(finding.check, 0) + 1
 
     def _maybe_persist(self, table_id: str) -> None:
-        """Between rounds, the table's state is saved and its messages may be acknowledged."""
+        """Between rounds, the table's state is saved and its messages may be acknowledged.
+
+        The snapshot itself is taken later, once: before the table's next event is
+        applied or when the batch is drained, whichever comes first (a table has
+        several persist points between two rounds). It lands in the batch that
+        holds these acks either way.
+        """
         table = self.auditor.table(table_id)
         if table is not None and table.open_round is not None:
             return
         if table is not None:
-            self._batch.snapshots[table_id] = snapshot(table, self._offsets.get(table_id))
+            self._unsaved.add(table_id)
         self._batch.acks.extend(self._waiting.pop(table_id, []))
+
+    def _save(self, table_id: str) -> None:
+        self._unsaved.discard(table_id)
+        table = self.auditor.table(table_id)
+        if table is not None:
+            self._batch.snapshots[table_id] = snapshot(table, self._offsets.get(table_id))
 
     # ---- handing over ------------------------------------------------------------------------
 
@@ -200,6 +215,8 @@ class LiveProcessor(Generic[Token]):
         return len(self._batch)
 
     def drain(self) -> Batch[Token]:
+        for table_id in list(self._unsaved):
+            self._save(table_id)
         batch, self._batch = self._batch, Batch()
         return batch
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from faust.tables.manager import TableManager
 from faust.web import Request, Response, View
 
 from tablewatch.store.sql_text import read_only_refusal
@@ -23,7 +24,10 @@ def install_views(worker: Worker) -> None:
 
     @app.page("/health")
     async def health(web: View, request: Request) -> Response:
-        return web.json({"status": "ok", "uptime_s": round(time.time() - worker.started, 1)})
+        """200 once the worker consumes (partitions assigned, state restored); 503 before."""
+        state = readiness(worker)
+        body = {"status": state, "uptime_s": round(time.time() - worker.started, 1)}
+        return web.json(body, status=200 if state == "ok" else 503)
 
     @app.page("/metrics")
     async def metrics(web: View, request: Request) -> Response:
@@ -47,6 +51,19 @@ def install_views(worker: Worker) -> None:
         return web.json({"columns": list(result.column_names), "rows": rows})
 
 
+def readiness(worker: Worker) -> str:
+    """``ok`` when the worker is consuming its events topic, else what it waits for."""
+    app = worker.app
+    if app.rebalancing:
+        return "rebalancing"
+    if not cast(TableManager, app.tables).recovery.completed.is_set():
+        return "restoring state"
+    topic = worker.settings.events_topic
+    if not any(tp.topic == topic for tp in app.consumer.assignment()):
+        return "no partitions assigned"
+    return "ok"
+
+
 async def metrics_of(worker: Worker) -> dict[str, Any]:
     counters = worker.processor.counters
     elapsed = max(time.time() - worker.started, 1e-9)
@@ -60,6 +77,8 @@ async def metrics_of(worker: Worker) -> dict[str, Any]:
         if high is not None:
             lag[str(tp.partition)] = max(0, high - done - 1)
     return {
+        "status": readiness(worker),
+        "rebalances": worker.app.rebalancing_count,
         "events": counters.events,
         "events_per_s": round(counters.events / elapsed, 1),
         "rejected": counters.rejected,
