@@ -1,15 +1,19 @@
 """Live pipeline benchmarks, against the real broker and the embedded ClickHouse.
 
-    python benchmarks/bench_pipeline.py [--events 100000] [--rate 1000] [--seconds 60] [--json]
+    python benchmarks/bench_pipeline.py [--events 100000] [--rate 1000] [--seconds 60]
+                                        [--only throughput|latency] [--json]
 
 1. Throughput: a simulated floor's events are produced to a fresh topic; then,
    in the same run, (a) raw aiokafka consumption of that topic (the floor of
    what any consumer can do here) and (b) one worker process (judging, writing
    ClickHouse, the output topics and its state) consume it from the start.
    Worker events/s = events / (time of the last event counted in /metrics -
-   time of the first).
-2. Latency: the worker runs while events are produced at ``--rate`` events/s
-   at table pace; for each ``round_end``, the time from its delivery to Kafka
+   time of the first); also the CPU time of the worker's main thread (its event
+   loop, where Faust and the judging run) per event over the same span, a
+   figure that other load on the machine hardly changes.
+2. Latency: once the worker is ready (its /health answers 200: partitions
+   assigned, state restored), a floor's events are produced in their order at
+   a steady ``--rate`` events/s; for each ``round_end``, the time from its delivery to Kafka
    to the round being visible in ``rounds`` (polled every 50 ms through the
    worker's /query view: the figure includes up to 50 ms of polling).
 
@@ -33,7 +37,7 @@ from typing import Any
 import yaml
 
 from tablewatch.rules.decode import encode_event
-from tablewatch.rules.events import RoundEnd, ts_to_ms
+from tablewatch.rules.events import RoundEnd
 from tablewatch.services import (
     child_service,
     create_topics,
@@ -79,6 +83,15 @@ async def raw_consume(topic: str, count: int) -> float:
     return seen / (time.perf_counter() - (started or time.perf_counter()))
 
 
+def main_thread_cpu(pid: int) -> float:
+    """CPU seconds of a process's main thread (the event loop: the worker's bottleneck).
+
+    Unlike events/s, it hardly moves when other processes share the machine.
+    """
+    fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def floor_events(events: int, seed: int) -> tuple[Floor, list[tuple[str, bytes, Any]]]:
     rounds = max(1, events // 52)
     floor = Floor(tables=12, rounds=rounds, seed=seed, error_rate=0.05, jackpot_rate=0.02)
@@ -100,24 +113,29 @@ def throughput(root: Path, events: int) -> dict[str, Any]:
         config, bootstrap=BOOTSTRAP, dsn=f"chdb:///{root / 'chdb-throughput'}", web_port=port,
         prefix=prefix, data_dir=root / "worker-throughput",
     )  # fmt: skip
-    with child_service(args, f"http://127.0.0.1:{port}/health", root / "worker-throughput.log"):
+    with child_service(
+        args, f"http://127.0.0.1:{port}/health", root / "worker-throughput.log"
+    ) as process:
         first_t = last_t = None
+        first_cpu = last_cpu = 0.0
         done = 0
         deadline = time.monotonic() + 600
         while done < n and time.monotonic() < deadline:
             done = get_json(port, "/metrics")["events"]
-            now = time.perf_counter()
+            now, cpu = time.perf_counter(), main_thread_cpu(process.pid)
             if done and first_t is None:
-                first_t, first_n = now, done
-            last_t = now
+                first_t, first_n, first_cpu = now, done, cpu
+            last_t, last_cpu = now, cpu
             time.sleep(0.1)
         assert first_t is not None and last_t is not None
         rate = (done - first_n) / max(last_t - first_t, 1e-9)
+        cpu_per_event = (last_cpu - first_cpu) / max(done - first_n, 1)
     return {
         "events": n,
         "raw_aiokafka_events_per_s": round(raw_rate),
         "worker_events_per_s": round(rate),
         "worker_vs_raw": round(rate / raw_rate, 4),
+        "worker_main_thread_cpu_us_per_event": round(cpu_per_event * 1e6, 1),
     }
 
 
@@ -140,10 +158,13 @@ def latency(root: Path, rate: float, seconds: float) -> dict[str, Any]:
         stop = threading.Event()
 
         delays: list[int] = []
+        rebalances: list[int] = []
 
         def poll() -> None:
             while not stop.is_set():
-                delays.append(get_json(port, "/metrics")["consumer_delay_ms"])
+                metrics = get_json(port, "/metrics")
+                delays.append(metrics["consumer_delay_ms"])
+                rebalances.append(metrics["rebalances"])
                 rows = worker_query(
                     port,
                     "SELECT table_id, round_id FROM rounds "
@@ -159,12 +180,11 @@ def latency(root: Path, rate: float, seconds: float) -> dict[str, Any]:
         producer = KafkaProducer(bootstrap_servers=BOOTSTRAP, acks="all", linger_ms=0)
         topic = f"{prefix}table-events"
         started = time.monotonic()
-        first_ms = ts_to_ms(stream[0][2].ts)
-        span_ms = stream[-1] and ts_to_ms(stream[-1][2].ts) - first_ms
         count = 0
-        for table_id, value, event in stream:
-            # table pace compressed so that the stream runs at `rate` events/s on average
-            due = (ts_to_ms(event.ts) - first_ms) / max(span_ms, 1) * len(stream) / rate
+        for index, (table_id, value, event) in enumerate(stream):
+            # the floor's events in their order, sent at a steady `rate` events/s (the
+            # floor's own timestamps bunch up: tables open together, then pause)
+            due = index / rate
             if due > seconds:
                 break
             wait = due - (time.monotonic() - started)
@@ -192,6 +212,7 @@ def latency(root: Path, rate: float, seconds: float) -> dict[str, Any]:
         "latency_ms_max": round(1000 * waits[-1]),
         "consumer_delay_ms_p50": sorted(delays)[len(delays) // 2],
         "consumer_delay_ms_max": max(delays),
+        "rebalances_during_run": rebalances[-1] - rebalances[0],
     }
 
 
@@ -201,13 +222,15 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=1000.0)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--only", choices=("throughput", "latency"), help="run one part")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tw-bench-") as tmp:
         root = Path(tmp)
-        results = {
-            "throughput": throughput(root, options.events),
-            "latency": latency(root, options.rate, options.seconds),
-        }
+        results = {}
+        if options.only in (None, "throughput"):
+            results["throughput"] = throughput(root, options.events)
+        if options.only in (None, "latency"):
+            results["latency"] = latency(root, options.rate, options.seconds)
     if options.json:
         print(json.dumps(results))
         return
