@@ -11,6 +11,7 @@ Wagering, dealing and decision checks run on every round.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from tablewatch.rules.checks import (
     bet_after_lockout,
@@ -37,6 +38,9 @@ from tablewatch.rules.findings import Finding
 from tablewatch.rules.round import Round
 from tablewatch.rules.round_view import view_round
 from tablewatch.rules.settlement import expected_settlement
+
+_amount = attrgetter("amount")
+_paid = attrgetter("paid")
 
 ALWAYS = (
     bet_after_lockout.check,
@@ -127,8 +131,8 @@ def judge_round(
         dealer_id=start.dealer_id if start else None,
         deck_id=start.deck_id if start else None,
         seats=len(view.seats()),
-        wagered=sum([w.amount for w in view.wagers.values()]),
-        paid=sum([s.paid for s in rnd.settles]) + sum([e.paid for e in rnd.envy]),
+        wagered=sum(map(_amount, view.wagers.values())),
+        paid=sum(map(_paid, rnd.settles)) + sum(map(_paid, rnd.envy)),
         voided=rnd.void is not None,
         complete=complete,
         findings=tuple(findings),

@@ -8,31 +8,37 @@ lockout's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from operator import attrgetter
 
 from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.events import Wager
 from tablewatch.rules.findings import Finding
 
 CODE = "BET_AFTER_LOCKOUT"
+_ts = attrgetter("ts")
 
 
-def check(ctx: RoundContext) -> Iterator[Finding]:
+def check(ctx: RoundContext) -> list[Finding]:
     lockout = ctx.rnd.lockout
-    if lockout is None:
-        return
-    late = [event for event in ctx.rnd.wager_events if event.ts > lockout.ts]
-    section = ctx.section("§ 641a.7(c)", "§ 643a.7(c)") if late else ""
+    events = ctx.rnd.wager_events
+    if lockout is None or not events or max(map(_ts, events)) <= lockout.ts:
+        return []  # the usual round: every wager before the lockout
+    late = [event for event in events if event.ts > lockout.ts]
+    section = ctx.section("§ 641a.7(c)", "§ 643a.7(c)")
+    out = []
     for event in late:
         what = "placed or increased" if isinstance(event, Wager) else "removed"
         amount = event.amount if isinstance(event, Wager) else None
-        yield ctx.finding(
-            CODE,
-            section,
-            f"seat {event.seat} {event.bet} {what} at {event.ts}, after the lockout at "
-            f"{lockout.ts}",
-            seat=event.seat,
-            bet=event.bet,
-            actual=amount,
-            event_ids=(event.event_id, lockout.event_id),
+        out.append(
+            ctx.finding(
+                CODE,
+                section,
+                f"seat {event.seat} {event.bet} {what} at {event.ts}, after the lockout at "
+                f"{lockout.ts}",
+                seat=event.seat,
+                bet=event.bet,
+                actual=amount,
+                event_ids=(event.event_id, lockout.event_id),
+            )
         )
+    return out

@@ -2,29 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from operator import attrgetter
 
 from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
 
 CODE = "DUPLICATE_CARD"
+_card = attrgetter("card")
 
 
-def check(ctx: RoundContext) -> Iterator[Finding]:
+def check(ctx: RoundContext) -> list[Finding]:
     cards = ctx.rnd.cards
-    if len({event.card for event in cards}) == len(cards):
-        return  # every card different: the usual round, told apart in one pass
+    if len(set(map(_card, cards))) == len(cards):
+        return []  # every card different: the usual round, told apart in one pass
     first: dict[str, str] = {}
     reported: set[str] = set()
+    out = []
     for event in cards:
         seen = first.get(event.card)
         if seen is None:
             first[event.card] = event.event_id
         elif event.card not in reported:
             reported.add(event.card)
-            yield ctx.finding(
-                CODE,
-                ctx.section("§ 641a.3(a)", "§ 643a.3(a)"),
-                f"{event.card} dealt twice (again to {event.to}) from one deck",
-                event_ids=(seen, event.event_id),
+            out.append(
+                ctx.finding(
+                    CODE,
+                    ctx.section("§ 641a.3(a)", "§ 643a.3(a)"),
+                    f"{event.card} dealt twice (again to {event.to}) from one deck",
+                    event_ids=(seen, event.event_id),
+                )
             )
+    return out

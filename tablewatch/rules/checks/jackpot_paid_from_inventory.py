@@ -9,8 +9,6 @@ too: nothing shows it did not come from the inventory.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from tablewatch.rules.checks.context import RoundContext, cents
 from tablewatch.rules.checks.settled_lines import first_settles
 from tablewatch.rules.findings import Finding
@@ -18,8 +16,11 @@ from tablewatch.rules.findings import Finding
 CODE = "JACKPOT_PAID_FROM_INVENTORY"
 
 
-def check(ctx: RoundContext) -> Iterator[Finding]:
+def check(ctx: RoundContext) -> list[Finding]:
+    if not ctx.settlement.jackpots:
+        return []  # no line of this round needs a floorperson or a source: the usual round
     lines = ctx.settlement.lines
+    out = []
     for key, settle in first_settles(ctx).items():
         if settle.result != "win" or settle.paid_from == "cage":
             continue
@@ -31,13 +32,16 @@ def check(ctx: RoundContext) -> Iterator[Finding]:
             if settle.paid_from == "table_inventory"
             else "with no payment source reported"
         )
-        yield ctx.finding(
-            CODE,
-            expected.not_from_inventory_section,
-            f"seat {settle.seat} {settle.bet}: {(expected.hand or '').replace('_', ' ')} pays "
-            f"{expected.odds}; {cents(settle.paid)} was paid {source}",
-            seat=settle.seat,
-            bet=settle.bet,
-            actual=settle.paid,
-            event_ids=(settle.event_id,),
+        out.append(
+            ctx.finding(
+                CODE,
+                expected.not_from_inventory_section,
+                f"seat {settle.seat} {settle.bet}: {(expected.hand or '').replace('_', ' ')} pays "
+                f"{expected.odds}; {cents(settle.paid)} was paid {source}",
+                seat=settle.seat,
+                bet=settle.bet,
+                actual=settle.paid,
+                event_ids=(settle.event_id,),
+            )
         )
+    return out

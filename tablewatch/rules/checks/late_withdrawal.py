@@ -6,8 +6,6 @@ turned, Bet 2 until the second. A pull later than that reveal's ``ts`` is late.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from tablewatch.rules.checks.context import LIR, RoundContext
 from tablewatch.rules.findings import Finding
 
@@ -15,22 +13,26 @@ CODE = "LATE_WITHDRAWAL"
 CLOSES = {"bet1": (1, "§ 643a.11(b), (c)"), "bet2": (2, "§ 643a.11(d), (e)")}
 
 
-def check(ctx: RoundContext) -> Iterator[Finding]:
+def check(ctx: RoundContext) -> list[Finding]:
     if ctx.game != LIR:
-        return
+        return []
+    out = []
     for decision in ctx.rnd.decisions:
         if decision.action != "pull" or decision.bet not in CLOSES:
             continue
         index, section = CLOSES[decision.bet]
         reveal = ctx.view.reveals.get(("community", index))
         if reveal is not None and decision.ts > reveal.ts:
-            yield ctx.finding(
-                CODE,
-                section,
-                f"{decision.bet} pulled at {decision.ts}, after community card {index} was "
-                f"turned at {reveal.ts}",
-                seat=decision.seat,
-                bet=decision.bet,
-                actual=ctx.view.amount(decision.seat, decision.bet),
-                event_ids=(decision.event_id, reveal.event_id),
+            out.append(
+                ctx.finding(
+                    CODE,
+                    section,
+                    f"{decision.bet} pulled at {decision.ts}, after community card {index} was "
+                    f"turned at {reveal.ts}",
+                    seat=decision.seat,
+                    bet=decision.bet,
+                    actual=ctx.view.amount(decision.seat, decision.bet),
+                    event_ids=(decision.event_id, reveal.event_id),
+                )
             )
+    return out

@@ -5,21 +5,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from tablewatch.rules.checks.context import FCP, RoundContext, cents
 from tablewatch.rules.findings import Finding
 
 CODE = "PLAY_WAGER_OUT_OF_RANGE"
 
 
-def check(ctx: RoundContext) -> Iterator[Finding]:
+def check(ctx: RoundContext) -> list[Finding]:
     if ctx.game != FCP:
-        return
+        return []
+    wagers = ctx.view.wagers
+    out = []
     for decision in ctx.rnd.decisions:
         if decision.action != "play" or decision.amount is None:
             continue
-        ante = ctx.view.amount(decision.seat, "ante")
+        wager = wagers.get((decision.seat, "ante"))
+        ante = wager.amount if wager else 0
         if ante and ante <= decision.amount <= 3 * ante:
             continue
         bound = ante if decision.amount < ante or not ante else 3 * ante
@@ -28,13 +29,16 @@ def check(ctx: RoundContext) -> Iterator[Finding]:
             if not ante
             else f"outside 1x-3x the Ante of {cents(ante)} ({cents(ante)}-{cents(3 * ante)})"
         )
-        yield ctx.finding(
-            CODE,
-            "§ 641a.7(d)(1)",
-            f"Play wager of {cents(decision.amount)} {reason}",
-            seat=decision.seat,
-            bet="play",
-            expected=bound,
-            actual=decision.amount,
-            event_ids=(decision.event_id,),
+        out.append(
+            ctx.finding(
+                CODE,
+                "§ 641a.7(d)(1)",
+                f"Play wager of {cents(decision.amount)} {reason}",
+                seat=decision.seat,
+                bet="play",
+                expected=bound,
+                actual=decision.amount,
+                event_ids=(decision.event_id,),
+            )
         )
+    return out

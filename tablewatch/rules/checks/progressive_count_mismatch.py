@@ -7,8 +7,6 @@ equal the wagers the progressive system accepted.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
 
@@ -21,14 +19,16 @@ LIR = {
 }
 
 
-def check(ctx: RoundContext) -> Iterator[Finding]:
+def check(ctx: RoundContext) -> list[Finding]:
     lockout = ctx.rnd.lockout
     if lockout is None or lockout.progressive_accepted == lockout.progressive_chips:
-        return
-    yield ctx.finding(
-        CODE,
-        ctx.dealing_section(FCP, LIR),
-        f"{lockout.progressive_chips} progressive chip(s) on the layout but the progressive "
-        f"system accepted {lockout.progressive_accepted} wager(s)",
-        event_ids=(lockout.event_id,),
-    )
+        return []
+    return [
+        ctx.finding(
+            CODE,
+            ctx.dealing_section(FCP, LIR),
+            f"{lockout.progressive_chips} progressive chip(s) on the layout but the progressive "
+            f"system accepted {lockout.progressive_accepted} wager(s)",
+            event_ids=(lockout.event_id,),
+        )
+    ]

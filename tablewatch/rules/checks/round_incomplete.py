@@ -6,23 +6,23 @@ none before the file ends, or before the table's next round started.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
 
 CODE = "ROUND_INCOMPLETE"
 
 
-def check(ctx: RoundContext, why: str = "no round_end") -> Iterator[Finding]:
+def check(ctx: RoundContext, why: str = "no round_end") -> list[Finding]:
     if ctx.rnd.end is not None:
-        return
-    yield ctx.finding(
-        CODE,
-        ctx.section(
-            "CONTROLLER_PROTOCOL v1 round_end; § 641a.11(d)",
-            "CONTROLLER_PROTOCOL v1 round_end; § 643a.11(h)",
-        ),
-        f"{why}: last event at {ctx.rnd.last_ts} ({ctx.rnd.event_count} event(s))",
-        event_ids=(ctx.rnd.start.event_id,) if ctx.rnd.start else (),
-    )
+        return []
+    return [
+        ctx.finding(
+            CODE,
+            ctx.section(
+                "CONTROLLER_PROTOCOL v1 round_end; § 641a.11(d)",
+                "CONTROLLER_PROTOCOL v1 round_end; § 643a.11(h)",
+            ),
+            f"{why}: last event at {ctx.rnd.last_ts} ({ctx.rnd.event_count} event(s))",
+            event_ids=(ctx.rnd.start.event_id,) if ctx.rnd.start else (),
+        )
+    ]

@@ -12,10 +12,9 @@ A wrong stub count is its own check (STUB_COUNT_MISMATCH).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from tablewatch.rules.checks.context import FCP, RoundContext, VoidCause
 from tablewatch.rules.findings import Finding
+from tablewatch.rules.round_view import SEAT_TARGETS
 
 CODE = "ROUND_NOT_VOIDED"
 PLAYER_CARDS = {"four_card_poker": 5, "let_it_ride": 3}
@@ -24,47 +23,55 @@ Areas = tuple[tuple[str, int, str], ...]
 FCP_AREAS: Areas = (("dealer", 6, "the dealer"),)
 LIR_AREAS: Areas = (("community", 2, "the community area"),)
 LIR_AREAS_WITH_BONUS: Areas = (*LIR_AREAS, ("bonus", 3, "the Six Card Bonus area"))
+NO_CARDS: list[object] = []  # a target dealt nothing (read only)
 
 
 def void_causes(ctx: RoundContext) -> list[VoidCause]:
     """Every reason this round had to be voided."""
-    causes = [*_misdeals(ctx), *_early_exposures(ctx)]
+    causes: list[VoidCause] = []
+    _misdeals(ctx, causes)
+    _early_exposures(ctx, causes)
     if ctx.rnd.exposures:
-        causes.extend(_face_up_in_deck(ctx))
+        _face_up_in_deck(ctx, causes)
     if ctx.rnd.faults:
-        causes.extend(_shoe_faults(ctx))
+        _shoe_faults(ctx, causes)
     return causes
 
 
-def check(ctx: RoundContext) -> Iterator[Finding]:
+def check(ctx: RoundContext) -> list[Finding]:
     if ctx.rnd.void is not None or not ctx.void_causes:
-        return
+        return []
     settles = [s.event_id for s in ctx.rnd.settles]
-    for cause in ctx.void_causes:
-        yield ctx.finding(
+    return [
+        ctx.finding(
             CODE,
             cause.section,
             f"{cause.reason}: the round had to be voided and every wager returned, "
             f"but it was {'settled' if settles else 'not voided'}",
             event_ids=[*cause.event_ids, *settles[:1]],
         )
+        for cause in ctx.void_causes
+    ]
 
 
-def _misdeals(ctx: RoundContext) -> Iterator[VoidCause]:
-    section = ctx.section("§ 641a.13(c)", "§ 643a.13(c)")
+def _misdeals(ctx: RoundContext, out: list[VoidCause]) -> None:
     view = ctx.view
     need = PLAYER_CARDS[ctx.game]
     seats = view.seats()
     if view.dealt_seats() != seats:  # usually the same seats
         seats = sorted(set(seats) | set(view.dealt_seats()))
+    cards = view.cards
     for seat in seats:
-        got = len(view.seat_cards(seat))
+        target = SEAT_TARGETS[seat]
+        got = len(cards.get(target, NO_CARDS))
         if got != need:
-            events = view.card_events.get(f"seat:{seat}", [])
-            yield VoidCause(
-                f"seat {seat} was dealt {got} card(s), not {need}",
-                section,
-                tuple(e.event_id for e in events[-need - 1 :]),
+            events = view.card_events.get(target, [])
+            out.append(
+                VoidCause(
+                    f"seat {seat} was dealt {got} card(s), not {need}",
+                    ctx.section("§ 641a.13(c)", "§ 643a.13(c)"),
+                    tuple(e.event_id for e in events[-need - 1 :]),
+                )
             )
     if not seats:
         return
@@ -75,17 +82,19 @@ def _misdeals(ctx: RoundContext) -> Iterator[VoidCause]:
     else:
         areas = LIR_AREAS
     for target, count, name in areas:
-        got = len(view.cards.get(target, []))
+        got = len(cards.get(target, NO_CARDS))
         if got != count:
             events = view.card_events.get(target, [])
-            yield VoidCause(
-                f"{name} was dealt {got} card(s), not {count}",
-                section,
-                tuple(e.event_id for e in events[-count - 1 :]),
+            out.append(
+                VoidCause(
+                    f"{name} was dealt {got} card(s), not {count}",
+                    ctx.section("§ 641a.13(c)", "§ 643a.13(c)"),
+                    tuple(e.event_id for e in events[-count - 1 :]),
+                )
             )
 
 
-def _early_exposures(ctx: RoundContext) -> Iterator[VoidCause]:
+def _early_exposures(ctx: RoundContext, out: list[VoidCause]) -> None:
     section = ctx.section("§ 641a.13(d)", "§ 643a.13(d)")
     if ctx.game == FCP:
         target, name, allowed_face_up = "dealer", "a dealer card", 1
@@ -100,19 +109,23 @@ def _early_exposures(ctx: RoundContext) -> Iterator[VoidCause]:
             continue
         if ctx.game != FCP and _already_turned(ctx, exposure.card, exposure.ts):
             continue
-        yield VoidCause(
-            f"{name} ({exposure.card}) was exposed before its reveal",
-            section,
-            (exposure.event_id,),
+        out.append(
+            VoidCause(
+                f"{name} ({exposure.card}) was exposed before its reveal",
+                section,
+                (exposure.event_id,),
+            )
         )
     face_up = [e for e in ctx.view.card_events.get(target, []) if e.face_up]
     if len(face_up) > allowed_face_up:
         shown = face_up[allowed_face_up:] if ctx.game == FCP else face_up
         for event in shown[:1]:
-            yield VoidCause(
-                f"{name} ({event.card}) was dealt face up",
-                section,
-                tuple(e.event_id for e in shown),
+            out.append(
+                VoidCause(
+                    f"{name} ({event.card}) was dealt face up",
+                    section,
+                    tuple(e.event_id for e in shown),
+                )
             )
 
 
@@ -123,21 +136,25 @@ def _already_turned(ctx: RoundContext, card: str, ts: str) -> bool:
     return first is not None and ts >= first.ts and bool(community) and community[0].card == card
 
 
-def _face_up_in_deck(ctx: RoundContext) -> Iterator[VoidCause]:
+def _face_up_in_deck(ctx: RoundContext, out: list[VoidCause]) -> None:
     found = [e for e in ctx.rnd.exposures if e.to == "deck"]
     if len(found) > 1:
-        yield VoidCause(
-            f"{len(found)} cards were found face up in the deck",
-            ctx.section("§ 641a.13(a)", "§ 643a.13(a)"),
-            tuple(e.event_id for e in found),
+        out.append(
+            VoidCause(
+                f"{len(found)} cards were found face up in the deck",
+                ctx.section("§ 641a.13(a)", "§ 643a.13(a)"),
+                tuple(e.event_id for e in found),
+            )
         )
 
 
-def _shoe_faults(ctx: RoundContext) -> Iterator[VoidCause]:
+def _shoe_faults(ctx: RoundContext, out: list[VoidCause]) -> None:
     for fault in ctx.rnd.faults:
         if fault.device == "automated_shoe":
-            yield VoidCause(
-                f"the automated dealing shoe reported `{fault.fault}` during the round",
-                ctx.section("§ 641a.13(f)", "§ 643a.13(f)"),
-                (fault.event_id,),
+            out.append(
+                VoidCause(
+                    f"the automated dealing shoe reported `{fault.fault}` during the round",
+                    ctx.section("§ 641a.13(f)", "§ 643a.13(f)"),
+                    (fault.event_id,),
+                )
             )

@@ -7,8 +7,6 @@ the table).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from tablewatch.rules.cards import DECK_SIZE
 from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
@@ -25,8 +23,10 @@ def cards_out_of_deck(ctx: RoundContext) -> int:
     the deck held an extra one); a card found face up counts once even if it
     is also reported going to the discard rack.
     """
-    dealt = {e.card for e in ctx.rnd.cards}
     found = {e.card for e in ctx.rnd.exposures if e.to == "deck"}
+    if not found:
+        return len(ctx.rnd.cards)
+    dealt = {e.card for e in ctx.rnd.cards}
     return len(ctx.rnd.cards) + len(found - dealt)
 
 
@@ -37,17 +37,21 @@ def mismatched(ctx: RoundContext) -> bool:
     return any(s.count + out != DECK_SIZE for s in ctx.rnd.stub_counts)
 
 
-def check(ctx: RoundContext) -> Iterator[Finding]:
+def check(ctx: RoundContext) -> list[Finding]:
     if ctx.rnd.void is not None or not ctx.rnd.stub_counts:
-        return
+        return []
     out = cards_out_of_deck(ctx)
+    found = []
     for stub in ctx.rnd.stub_counts:
         if stub.count + out == DECK_SIZE:
             continue
-        yield ctx.finding(
-            CODE,
-            ctx.dealing_section(FCP, LIR),
-            f"stub of {stub.count} card(s) with {out} dealt makes {stub.count + out}, not "
-            f"{DECK_SIZE}: every hand had to be voided",
-            event_ids=(stub.event_id,),
+        found.append(
+            ctx.finding(
+                CODE,
+                ctx.dealing_section(FCP, LIR),
+                f"stub of {stub.count} card(s) with {out} dealt makes {stub.count + out}, not "
+                f"{DECK_SIZE}: every hand had to be voided",
+                event_ids=(stub.event_id,),
+            )
         )
+    return found

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from tablewatch.rules.checks.context import LIR, RoundContext
 from tablewatch.rules.findings import Finding
 
@@ -11,25 +9,35 @@ CODE = "UNEQUAL_BETS"
 MAIN_BETS = ("bet1", "bet2", "bet3")
 
 
-def check(ctx: RoundContext) -> Iterator[Finding]:
+def check(ctx: RoundContext) -> list[Finding]:
     if ctx.game != LIR:
-        return
+        return []
+    wagers = ctx.view.wagers
+    out = []
     for seat in ctx.view.seats():
-        amounts = [ctx.view.amount(seat, bet) for bet in MAIN_BETS]
-        if not any(amounts) or len(set(amounts)) == 1:
-            continue
-        ids = [i for bet in MAIN_BETS for i in _ids(ctx, seat, bet)]
-        yield ctx.finding(
-            CODE,
-            "§ 643a.7(d)",
-            "bets 1, 2, 3 are "
-            + ", ".join(f"{a / 100:,.2f}" for a in amounts)
-            + ": three equal wagers are required",
-            seat=seat,
-            expected=amounts[2] or max(amounts),
-            actual=min(amounts),
-            event_ids=ids,
+        one, two, three = (
+            wagers.get((seat, "bet1")),
+            wagers.get((seat, "bet2")),
+            wagers.get((seat, "bet3")),
         )
+        amounts = [one.amount if one else 0, two.amount if two else 0, three.amount if three else 0]
+        if amounts[0] == amounts[1] == amounts[2]:
+            continue  # three equal wagers, or none
+        ids = [i for bet in MAIN_BETS for i in _ids(ctx, seat, bet)]
+        out.append(
+            ctx.finding(
+                CODE,
+                "§ 643a.7(d)",
+                "bets 1, 2, 3 are "
+                + ", ".join(f"{a / 100:,.2f}" for a in amounts)
+                + ": three equal wagers are required",
+                seat=seat,
+                expected=amounts[2] or max(amounts),
+                actual=min(amounts),
+                event_ids=ids,
+            )
+        )
+    return out
 
 
 def _ids(ctx: RoundContext, seat: int, bet: str) -> list[str]:

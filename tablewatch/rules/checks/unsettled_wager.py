@@ -9,8 +9,6 @@ settlement. Sections: § 641a.11(c), § 643a.11(f).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from tablewatch.rules.checks.context import FCP, RoundContext
 from tablewatch.rules.checks.settled_lines import first_settles, settled_twice, settles_by_wager
 from tablewatch.rules.findings import Finding
@@ -20,33 +18,39 @@ from tablewatch.rules.settlement.let_it_ride import PULLABLE, pulled_bets
 CODE = "UNSETTLED_WAGER"
 
 
-def check(ctx: RoundContext, *, complete: bool) -> Iterator[Finding]:
+def check(ctx: RoundContext, *, complete: bool) -> list[Finding]:
     section = ctx.section("§ 641a.11(c)", "§ 643a.11(f)")
+    out: list[Finding] = []
     if settled_twice(ctx):
         for (seat, bet), lines in settles_by_wager(ctx).items():
             if len(lines) > 1:
-                yield ctx.finding(
-                    CODE,
-                    section,
-                    f"seat {seat} {bet} settled {len(lines)} times",
-                    seat=seat,
-                    bet=bet,
-                    actual=sum(s.paid for s in lines),
-                    event_ids=[s.event_id for s in lines],
+                out.append(
+                    ctx.finding(
+                        CODE,
+                        section,
+                        f"seat {seat} {bet} settled {len(lines)} times",
+                        seat=seat,
+                        bet=bet,
+                        actual=sum(s.paid for s in lines),
+                        event_ids=[s.event_id for s in lines],
+                    )
                 )
     if not complete:
-        return
+        return out
     unsettled = _unsettled(ctx)
     for seat, bet in sorted(unsettled):
-        yield ctx.finding(
-            CODE,
-            section,
-            f"seat {seat} {bet} was never settled",
-            seat=seat,
-            bet=bet,
-            expected=None,
-            event_ids=unsettled[(seat, bet)],
+        out.append(
+            ctx.finding(
+                CODE,
+                section,
+                f"seat {seat} {bet} was never settled",
+                seat=seat,
+                bet=bet,
+                expected=None,
+                event_ids=unsettled[(seat, bet)],
+            )
         )
+    return out
 
 
 def _unsettled(ctx: RoundContext) -> dict[WagerKey, list[str]]:

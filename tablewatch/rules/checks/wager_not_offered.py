@@ -6,8 +6,6 @@ A bet name of the other game, or a side wager the casino's Rules Submission
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from tablewatch.rules.checks.context import FCP, RoundContext
 from tablewatch.rules.findings import Finding
 
@@ -16,26 +14,30 @@ ALWAYS = {"four_card_poker": {"ante"}, "let_it_ride": {"bet1", "bet2", "bet3"}}
 LIR_MAIN = "main"
 
 
-def check(ctx: RoundContext) -> Iterator[Finding]:
+def check(ctx: RoundContext) -> list[Finding]:
     wagers = ctx.view.wagers
     # Ask once per bet name (a round has many wagers on few bets).
     refused = {bet for bet in {bet for _, bet in wagers} if not offered(ctx, bet)}
     if not refused:
-        return
+        return []
     section = ctx.section("§ 641a.7(d)", "§ 643a.7")
+    out = []
     for (seat, bet), wager in wagers.items():
         if bet not in refused:
             continue
-        yield ctx.finding(
-            CODE,
-            section,
-            f"seat {seat} wagered on {bet}, which table {ctx.rnd.table_id} "
-            f"({ctx.game}) does not offer",
-            seat=seat,
-            bet=bet,
-            actual=wager.amount,
-            event_ids=wager.event_ids,
+        out.append(
+            ctx.finding(
+                CODE,
+                section,
+                f"seat {seat} wagered on {bet}, which table {ctx.rnd.table_id} "
+                f"({ctx.game}) does not offer",
+                seat=seat,
+                bet=bet,
+                actual=wager.amount,
+                event_ids=wager.event_ids,
+            )
         )
+    return out
 
 
 def offered(ctx: RoundContext, bet: str) -> bool:

@@ -8,8 +8,6 @@ The section cited is the rule that prices the wager.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from tablewatch.rules.checks.context import RoundContext, cents
 from tablewatch.rules.checks.settled_lines import first_settles, meter_at_payment
 from tablewatch.rules.events import Settle
@@ -20,38 +18,46 @@ CODE = "WRONG_PAYOUT"
 MAIN_BETS = ("bet1", "bet2", "bet3")
 
 
-def check(ctx: RoundContext, *, complete: bool = True) -> Iterator[Finding]:
+def check(ctx: RoundContext, *, complete: bool = True) -> list[Finding]:
     """``complete``: the round ended, so a missing Ante bonus line is an unpaid one."""
     lines = ctx.settlement.lines
     limits = ctx.settlement.limits
     settled = first_settles(ctx)
+    out: list[Finding] = []
     for key, settle in settled.items():
         expected = lines.get(key)
         if expected is None:
-            yield from _unexpected(ctx, settle)
-        elif settle.seat in limits and settle.bet in MAIN_BETS:
+            unexpected = _unexpected(ctx, settle)
+            if unexpected is not None:
+                out.append(unexpected)
+        elif limits and settle.seat in limits and settle.bet in MAIN_BETS:
             continue  # judged together below
         elif expected.result == "lose" and settle.result == "lose" and settle.paid == 0:
             continue  # collected, as due: the commonest line, with nothing to price
         else:
             owed = expected.paid(meter_at_payment(ctx, settle))  # None: meter unknown
             if settle.result != expected.result or settle.paid != owed:
-                yield _wrong(ctx, expected, settle, owed)
-    for key, expected in lines.items() if complete else ():
+                out.append(_wrong(ctx, expected, settle, owed))
+    for key, expected in lines.items() if complete and ctx.settlement.ante_bonus else ():
         if key not in settled and expected.bet == "ante_bonus" and expected.result == "win":
             owed = expected.paid(None)
-            yield ctx.finding(
-                CODE,
-                expected.section,
-                f"seat {expected.seat} holds {_hand(expected)}: an Ante bonus of {cents(owed)} "
-                f"({expected.odds} on the {cents(expected.stake)} Ante) was due and not paid",
-                seat=expected.seat,
-                bet="ante_bonus",
-                expected=owed,
-                actual=0,
+            out.append(
+                ctx.finding(
+                    CODE,
+                    expected.section,
+                    f"seat {expected.seat} holds {_hand(expected)}: an Ante bonus of {cents(owed)} "
+                    f"({expected.odds} on the {cents(expected.stake)} Ante) was due and not paid",
+                    seat=expected.seat,
+                    bet="ante_bonus",
+                    expected=owed,
+                    actual=0,
+                )
             )
-    for limit in ctx.settlement.limits.values():
-        yield from _limited(ctx, limit, settled)
+    for limit in limits.values():
+        capped = _limited(ctx, limit, settled)
+        if capped is not None:
+            out.append(capped)
+    return out
 
 
 def _wrong(ctx: RoundContext, expected: Expected, settle: Settle, owed: int | None) -> Finding:
@@ -77,19 +83,19 @@ def _wrong(ctx: RoundContext, expected: Expected, settle: Settle, owed: int | No
     )
 
 
-def _unexpected(ctx: RoundContext, settle: Settle) -> Iterator[Finding]:
+def _unexpected(ctx: RoundContext, settle: Settle) -> Finding | None:
     key = (settle.seat, settle.bet)
     if key in ctx.view.wagers:
-        return  # on the layout but not priced: a misdeal or a wager not offered, judged elsewhere
+        return None  # on the layout but not priced: a misdeal or a wager not offered, elsewhere
     if settle.result == "returned" and settle.paid == 0:
-        return  # a removed (or never placed) wager handed back: nothing moved
+        return None  # a removed (or never placed) wager handed back: nothing moved
     if key in ctx.view.removed:
         why = "was taken back before the lockout"
         ids = (settle.event_id, *ctx.view.removed[key][-1:])
     else:
         why = "was never placed"
         ids = (settle.event_id,)
-    yield ctx.finding(
+    return ctx.finding(
         CODE,
         ctx.section("§ 641a.11(c)", "§ 643a.11(f)"),
         f"seat {settle.seat} {settle.bet} {why}, yet was settled `{settle.result}` with "
@@ -104,7 +110,7 @@ def _unexpected(ctx: RoundContext, settle: Settle) -> Iterator[Finding]:
 
 def _limited(
     ctx: RoundContext, limit: PayoutLimit, settled: dict[tuple[int, str], Settle]
-) -> Iterator[Finding]:
+) -> Finding | None:
     """The three bets of one hand together pay at most the payout limit."""
     lines = [ctx.settlement.lines.get((limit.seat, bet)) for bet in MAIN_BETS]
     winning = [e for e in lines if e is not None and e.result == "win"]
@@ -119,8 +125,8 @@ def _limited(
         ids.append(settle.event_id)
         wrong_result |= settle.result != "win"
     if paid == limit.limit and not wrong_result:
-        return
-    yield ctx.finding(
+        return None
+    return ctx.finding(
         CODE,
         limit.section,
         f"seat {limit.seat}: the hand's bets would pay {cents(limit.uncapped)}, over the "

@@ -65,12 +65,22 @@ class PayoutLimit(msgspec.Struct, frozen=True, gc=False):
 
 @dataclass(slots=True)
 class Settlement:
+    """Every wager's line; ``jackpots`` and ``ante_bonus`` tell the checks whether a line
+    they look for may be among them (set by :meth:`add`: a line with a section, an Ante
+    bonus due, must be added by it; others may be stored in ``lines`` directly)."""
+
     lines: dict[WagerKey, Expected] = field(default_factory=dict)
     envy: list[ExpectedEnvy] = field(default_factory=list)
     limits: dict[int, PayoutLimit] = field(default_factory=dict)
+    jackpots: bool = False  # a line needs a floorperson's validation or a source not the table
+    ante_bonus: bool = False  # an Ante bonus line that wins
 
     def add(self, line: Expected) -> None:
         self.lines[(line.seat, line.bet)] = line
+        if line.validation_section is not None or line.not_from_inventory_section is not None:
+            self.jackpots = True
+        if line.bet == "ante_bonus" and line.result == "win":
+            self.ante_bonus = True
 
 
 def envy_amount(per_dollar_cents: int, stake: int) -> int:

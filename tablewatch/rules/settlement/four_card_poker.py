@@ -22,7 +22,7 @@ from tablewatch.rules.hands import best4of5, best4of6
 from tablewatch.rules.paytables import four_card_poker_ante as ante_tables
 from tablewatch.rules.paytables import four_card_poker_progressive as progressive_tables
 from tablewatch.rules.paytables.hand_names import four_card_names
-from tablewatch.rules.round_view import RoundView
+from tablewatch.rules.round_view import SEAT_TARGETS, RoundView
 from tablewatch.rules.settlement.expected import (
     Expected,
     ExpectedEnvy,
@@ -30,6 +30,7 @@ from tablewatch.rules.settlement.expected import (
     envy_amount,
 )
 
+ANTE_AND_PLAY = ante_tables.ANTE_AND_PLAY
 FORFEIT_SECTION = "§ 641a.11(b)"
 COMPARE_SECTION = "§ 641a.11(c)(3)"
 VALIDATION_SECTION = "§ 641a.11(c)(5)(iii)"
@@ -39,11 +40,12 @@ ENVY_RULE_SECTION = "§ 641a.11(c)(5)(v)"
 
 def settle_four_card_poker(view: RoundView, config: TableConfig) -> Settlement:
     out = Settlement()
-    dealer_cards = view.cards.get("dealer", [])
+    cards_at = view.cards
+    dealer_cards = cards_at.get("dealer", [])
     dealer = best4of6(dealer_cards) if len(dealer_cards) == 6 else None
     hands: dict[int, int] = {}
     for seat in view.dealt_seats():
-        cards = view.seat_cards(seat)
+        cards = cards_at[SEAT_TARGETS[seat]]  # dealt: it has cards
         if len(cards) == 5:
             hands[seat] = best4of5(cards)
     for seat in view.seats():
@@ -64,35 +66,34 @@ def _settle_seat(
     dealer: int | None,
 ) -> None:
     names = four_card_names(hand)
-    ante = view.amount(seat, "ante")
+    wagers = view.wagers
+    lines = out.lines  # lines with no section to flag (see Settlement.add)
+    wager = wagers.get((seat, "ante"))
+    ante = wager.amount if wager else 0
     play = _play_amount(view, seat)
     folded = ante > 0 and play == 0
     if ante:
         if folded:
-            out.add(Expected(seat, "ante", "lose", ante, FORFEIT_SECTION))
+            lines[(seat, "ante")] = Expected(seat, "ante", "lose", ante, FORFEIT_SECTION)
         elif dealer is not None:
-            won = hand >= dealer
-            out.add(
-                Expected(
-                    seat,
-                    "ante",
-                    "win" if won else "lose",
-                    ante,
-                    COMPARE_SECTION,
-                    odds=ante_tables.ANTE_AND_PLAY,
-                )
+            lines[(seat, "ante")] = Expected(
+                seat,
+                "ante",
+                "win" if hand >= dealer else "lose",
+                ante,
+                COMPARE_SECTION,
+                None,
+                ANTE_AND_PLAY,
             )
     if play and dealer is not None:
-        won = hand >= dealer
-        out.add(
-            Expected(
-                seat,
-                "play",
-                "win" if won else "lose",
-                play,
-                COMPARE_SECTION,
-                odds=ante_tables.ANTE_AND_PLAY,
-            )
+        lines[(seat, "play")] = Expected(
+            seat,
+            "play",
+            "win" if hand >= dealer else "lose",
+            play,
+            COMPARE_SECTION,
+            None,
+            ANTE_AND_PLAY,
         )
     if ante and play:
         bonus = ante_tables.ANTE_BONUS.odds_for(names)
@@ -101,16 +102,15 @@ def _settle_seat(
                 Expected(seat, "ante_bonus", "win", ante, ante_tables.ANTE_BONUS_SECTION, *bonus)
             )
         else:
-            out.add(
-                Expected(
-                    seat, "ante_bonus", "lose", ante, ante_tables.ANTE_BONUS_SECTION, optional=True
-                )
+            lines[(seat, "ante_bonus")] = Expected(
+                seat, "ante_bonus", "lose", ante, ante_tables.ANTE_BONUS_SECTION, optional=True
             )
-    if (seat, "aces_up") in view.wagers:
+    if (seat, "aces_up") in wagers:
         _table_wager(out, view, config, seat, "aces_up", names)
-    stake = view.amount(seat, "progressive")
+    wager = wagers.get((seat, "progressive"))
+    stake = wager.amount if wager else 0
     if stake and folded:
-        out.add(Expected(seat, "progressive", "lose", stake, FORFEIT_SECTION))
+        lines[(seat, "progressive")] = Expected(seat, "progressive", "lose", stake, FORFEIT_SECTION)
     elif stake:
         _table_wager(out, view, config, seat, "progressive", names)
 
@@ -129,7 +129,7 @@ def _table_wager(
         return
     won = table.odds_for(names)
     if won is None:
-        out.add(Expected(seat, bet, "lose", stake, table.section))
+        out.lines[(seat, bet)] = Expected(seat, bet, "lose", stake, table.section)
         return
     hand, odds = won
     progressive = bet == "progressive"

@@ -25,7 +25,8 @@ from tablewatch.rules.paytables import let_it_ride_progressive as progressive_ta
 from tablewatch.rules.paytables.casino_supplied import FIVE_CARD_ENVY_SECTION
 from tablewatch.rules.paytables.hand_names import five_card_names, three_card_names
 from tablewatch.rules.paytables.odds import OddsKind
-from tablewatch.rules.round_view import RoundView
+from tablewatch.rules.paytables.table import PayTable
+from tablewatch.rules.round_view import SEAT_TARGETS, RoundView
 from tablewatch.rules.settlement.expected import (
     Expected,
     ExpectedEnvy,
@@ -35,6 +36,7 @@ from tablewatch.rules.settlement.expected import (
 )
 
 MAIN_BETS = ("bet1", "bet2", "bet3")
+NOTHING_PULLED: dict[str, str] = {}  # a seat with no decision (read only)
 PULLABLE = ("bet1", "bet2")
 WITHDRAW_SECTION = {"bet1": "§ 643a.11(b)", "bet2": "§ 643a.11(d)"}
 THREE_CARD_VALIDATION = "§ 643a.11(g)(3)(iii)"
@@ -51,22 +53,25 @@ HAND_BONUS_VALIDATION_ODDS = 500  # "for 1" payouts from 500 for 1 need a floorp
 
 def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
     out = Settlement()
-    community = view.cards.get("community", [])
-    bonus = view.cards.get("bonus", [])
+    cards_at = view.cards
+    community = cards_at.get("community", [])
+    bonus = cards_at.get("bonus", [])
     five: dict[int, tuple[str, ...]] = {}
     three: dict[int, tuple[str, ...]] = {}
+    both = len(community) == 2
     for seat in view.dealt_seats():
-        cards = view.seat_cards(seat)
+        cards = cards_at[SEAT_TARGETS[seat]]  # dealt: it has cards
         if len(cards) != 3:
             continue
         three[seat] = three_card_names(strength3(cards), cards)
-        if len(community) == 2:
-            five[seat] = five_card_names(strength5([*cards, *community]))
+        if both:
+            five[seat] = five_card_names(strength5(cards + community))
     wagers = view.wagers
+    main = config.paytables["main"]
     for seat in view.seats():
         if seat not in five:
             continue  # a misdeal: the round must be voided, nothing to price
-        _main_bets(out, view, config, seat, five[seat])
+        _main_bets(out, view, config, main, seat, five[seat])
         # Side wagers, each priced only if placed (most seats play one or two).
         if (seat, "five_card_bonus") in wagers:
             _table_wager(out, view, config, seat, "five_card_bonus", five[seat])
@@ -121,23 +126,32 @@ def pulled_bets(view: RoundView, seat: int) -> dict[str, str]:
 
 
 def _main_bets(
-    out: Settlement, view: RoundView, config: TableConfig, seat: int, names: tuple[str, ...]
+    out: Settlement,
+    view: RoundView,
+    config: TableConfig,
+    table: PayTable,
+    seat: int,
+    names: tuple[str, ...],
 ) -> None:
-    table = config.paytables["main"]
     won = table.odds_for(names)
-    pulled = pulled_bets(view, seat)
+    pulled = pulled_bets(view, seat) if seat in view.decisions else NOTHING_PULLED
     uncapped = 0
+    wagers = view.wagers
+    lines = out.lines  # lines with no section to flag (see Settlement.add)
     for bet in MAIN_BETS:
-        wager = view.wagers.get((seat, bet))
+        key = (seat, bet)
+        wager = wagers.get(key)
         if wager is None:
             continue
         stake = wager.amount
         if bet in pulled:
-            out.add(Expected(seat, bet, "returned", stake, WITHDRAW_SECTION[bet], optional=True))
+            lines[key] = Expected(
+                seat, bet, "returned", stake, WITHDRAW_SECTION[bet], optional=True
+            )
         elif won is None:
-            out.add(Expected(seat, bet, "lose", stake, table.section))
+            lines[key] = Expected(seat, bet, "lose", stake, table.section)
         else:
-            out.add(Expected(seat, bet, "win", stake, table.section, won[0], won[1]))
+            lines[key] = Expected(seat, bet, "win", stake, table.section, won[0], won[1])
             uncapped += won[1].value * stake
     if config.payout_limit is not None and uncapped > config.payout_limit:
         out.limits[seat] = PayoutLimit(
@@ -161,7 +175,7 @@ def _table_wager(
         return
     won = table.odds_for(names)
     if won is None:
-        out.add(Expected(seat, bet, "lose", stake, table.section))
+        out.lines[(seat, bet)] = Expected(seat, bet, "lose", stake, table.section)
         return
     hand, odds = won
     out.add(
@@ -225,6 +239,8 @@ def _envy(
             if name in per_dollar:
                 qualifying.append((holder, name, per_dollar[name]))
                 break
+    if not qualifying:
+        return  # no hand earns one: the usual round
     for seat in view.seats():
         stake = view.amount(seat, bet)
         if not stake:
