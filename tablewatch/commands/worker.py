@@ -63,6 +63,14 @@ from tablewatch.rules.config import ConfigError
     show_default=True,
     help="Seconds before a dead worker's partitions are reassigned.",
 )
+@click.option(
+    "--loop",
+    "event_loop",
+    type=click.Choice(["uvloop", "asyncio"]),
+    default="uvloop",
+    show_default=True,
+    help="Event loop (uvloop: faster; asyncio: the standard library's).",
+)
 def worker(
     config_path: Path,
     app_id: str,
@@ -74,6 +82,7 @@ def worker(
     silence_minutes: float,
     flush_ms: int,
     data_dir: Path,
+    event_loop: str,
 ) -> None:
     """Consume table-events, judge every round, write ClickHouse, rounds and findings."""
     from tablewatch.processors.app import Worker
@@ -91,6 +100,7 @@ def worker(
         dlq_topic=f"{topics_prefix}table-events-dlq",
         rounds_topic=f"{topics_prefix}rounds",
         findings_topic=f"{topics_prefix}findings",
+        event_loop=event_loop,
     )
     if dsn:
         settings = replace(settings, dsn=dsn)

@@ -201,5 +201,9 @@ class Worker:
 
     def run(self) -> None:
         """Run the worker until it is stopped (SIGINT/SIGTERM)."""
+        if self.settings.event_loop == "uvloop":
+            import uvloop
+
+            asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
         worker = faust.Worker(self.app, loglevel="WARN", quiet=True)
         worker.execute_from_commandline()

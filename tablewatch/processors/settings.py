@@ -26,4 +26,5 @@ class WorkerSettings:
     flush_size: int = 2_000
     silence_minutes: float = 15.0
     session_timeout_s: float = 30.0  # how soon a killed worker's partitions are taken over
+    event_loop: str = "uvloop"  # or "asyncio"
     data_dir: Path = Path(os.environ.get("TABLEWATCH_WORKER_DIR", ".data/worker"))
