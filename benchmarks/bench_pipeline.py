@@ -8,9 +8,10 @@
    what any consumer can do here) and (b) one worker process (judging, writing
    ClickHouse, the output topics and its state) consume it from the start.
    Worker events/s = events / (time of the last event counted in /metrics -
-   time of the first); also the CPU time of the worker's main thread (its event
-   loop, where Faust and the judging run) per event over the same span, a
-   figure that other load on the machine hardly changes.
+   time of the first); also CPU time per event over the same span, of the
+   worker's main thread (its event loop, where Faust and the judging run: the
+   bottleneck) and of the whole process (with the Kafka client's and the
+   ClickHouse writer's threads). Other load on the machine moves these less.
 2. Latency: once the worker is ready (its /health answers 200: partitions
    assigned, state restored), a floor's events are produced in their order at
    a steady ``--rate`` events/s; for each ``round_end``, the time from its delivery to Kafka
@@ -83,12 +84,10 @@ async def raw_consume(topic: str, count: int) -> float:
     return seen / (time.perf_counter() - (started or time.perf_counter()))
 
 
-def main_thread_cpu(pid: int) -> float:
-    """CPU seconds of a process's main thread (the event loop: the worker's bottleneck).
-
-    Unlike events/s, it hardly moves when other processes share the machine.
-    """
-    fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """CPU seconds of a process, or of one of its threads (Linux /proc)."""
+    path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
+    fields = Path(path).read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -117,25 +116,29 @@ def throughput(root: Path, events: int) -> dict[str, Any]:
         args, f"http://127.0.0.1:{port}/health", root / "worker-throughput.log"
     ) as process:
         first_t = last_t = None
-        first_cpu = last_cpu = 0.0
+        first_cpu = last_cpu = (0.0, 0.0)
         done = 0
         deadline = time.monotonic() + 600
         while done < n and time.monotonic() < deadline:
             done = get_json(port, "/metrics")["events"]
-            now, cpu = time.perf_counter(), main_thread_cpu(process.pid)
+            now = time.perf_counter()
+            cpu = (cpu_seconds(process.pid, process.pid), cpu_seconds(process.pid))
             if done and first_t is None:
                 first_t, first_n, first_cpu = now, done, cpu
             last_t, last_cpu = now, cpu
             time.sleep(0.1)
         assert first_t is not None and last_t is not None
         rate = (done - first_n) / max(last_t - first_t, 1e-9)
-        cpu_per_event = (last_cpu - first_cpu) / max(done - first_n, 1)
+        counted = max(done - first_n, 1)
+        main_cpu = (last_cpu[0] - first_cpu[0]) / counted
+        process_cpu = (last_cpu[1] - first_cpu[1]) / counted
     return {
         "events": n,
         "raw_aiokafka_events_per_s": round(raw_rate),
         "worker_events_per_s": round(rate),
         "worker_vs_raw": round(rate / raw_rate, 4),
-        "worker_main_thread_cpu_us_per_event": round(cpu_per_event * 1e6, 1),
+        "worker_main_thread_cpu_us_per_event": round(main_cpu * 1e6, 1),
+        "worker_process_cpu_us_per_event": round(process_cpu * 1e6, 1),
     }
 
 
