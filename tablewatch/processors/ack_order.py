@@ -46,12 +46,17 @@ class InOrderAcks(Generic[M]):
             touched.add(ticket.partition)
         acked = 0
         for partition in touched:
-            queue = self._queues[partition]
+            queue = self._queues.get(partition)  # None: forgotten in a rebalance
             while queue and queue[0].released:
                 self.ack(queue.popleft().message)
                 acked += 1
         self.acked += acked
         return acked
+
+    def forget(self, partitions: Iterable[int]) -> int:
+        """Drop the messages of ``partitions`` still waiting (the partitions were revoked:
+        Kafka gives them again from the committed offset); returns how many."""
+        return sum(len(self._queues.pop(p, ())) for p in partitions)
 
     def waiting(self) -> int:
         """Messages received and not yet acknowledged."""

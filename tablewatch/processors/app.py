@@ -24,11 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import faust
-from faust.types import EventT
+from faust.types import TP, EventT
 
 from tablewatch.config_file import load_config
 from tablewatch.processors.ack_order import InOrderAcks, Ticket
-from tablewatch.processors.eager_delivery import App
 from tablewatch.processors.processor import Batch, LiveProcessor
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.processors.web import install_views
@@ -46,7 +45,7 @@ class Worker:
     def __init__(self, settings: WorkerSettings) -> None:
         self.settings = settings
         self.configs = load_config(settings.config_path)
-        self.app = App(
+        self.app = faust.App(
             settings.app_id,
             broker=f"kafka://{settings.bootstrap}",
             store="memory://",
@@ -69,6 +68,7 @@ class Worker:
             "value_serializer": "raw",
         }
         self.events_topic = self.app.topic(settings.events_topic, **raw)
+        self.events_name = settings.events_topic
         self.rounds_topic = self.app.topic(settings.rounds_topic, **raw)
         self.findings_topic = self.app.topic(settings.findings_topic, **raw)
         self.dlq_topic = self.app.topic(settings.dlq_topic, **raw)
@@ -121,6 +121,13 @@ class Worker:
                 if self._flush_due():
                     await self.flush()
 
+        # Faust sends this signal as receiver(app, partitions, signal=...). Messages fetched
+        # before a rebalance are not delivered after it (Faust's streams skip messages of an
+        # older consumer generation).
+        @app.on_partitions_revoked.connect
+        async def on_revoked(sender: Any, /, *partitions: Any, signal: Any, **_: Any) -> None:
+            await self._on_revoked(partitions[0])
+
         @app.task  # type: ignore[untyped-decorator]
         async def prepare() -> None:
             await self._prepare_topics()
@@ -143,6 +150,29 @@ class Worker:
                 await self.flush()
 
         install_views(self)
+
+    async def _on_revoked(self, revoked: set[TP]) -> None:
+        """A rebalance takes partitions away: finish what was judged, forget the rest.
+
+        Everything already judged is written (with the tables' snapshots) before
+        the rebalance completes, so the next owner restores the latest state.
+        Open rounds and their unacknowledged messages are dropped here: the next
+        owner (maybe this worker again) reads them again from the committed
+        offset and restores the tables from the changelog.
+        """
+        partitions = {tp.partition for tp in revoked if tp.topic == self.events_name}
+        if not partitions:
+            return
+        await self.flush()
+        written = self._batches.join()
+        try:
+            await asyncio.wait_for(written, timeout=self.settings.session_timeout_s / 2)
+        except TimeoutError:
+            log.error("rebalance: batches not written in time; the next owner redoes them")
+        dropped = self.processor.forget(partitions)
+        waiting = self.acks.forget(partitions)
+        log.info("rebalance: partitions %s revoked, %d tables and %d messages dropped",
+                 sorted(partitions), len(dropped), waiting)  # fmt: skip
 
     async def _prepare_topics(self) -> None:
         """Create the output topics and learn the changelog's partitions before the first flush.

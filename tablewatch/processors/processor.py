@@ -85,6 +85,7 @@ class LiveProcessor(Generic[Token]):
         self._restored_at: dict[str, int] = {}  # table_id -> offset its saved state includes
         self._known: set[str] = set()
         self._unsaved: set[str] = set()  # tables between rounds whose snapshot is not taken yet
+        self._partition: dict[str, int] = {}  # table_id -> partition its messages come from
 
     def _restore(self, table_id: str, config: TableConfig) -> TableState | None:
         data = self._load(table_id)
@@ -122,6 +123,7 @@ class LiveProcessor(Generic[Token]):
             self._batch.acks.append(token)
             return
         self._batch.events.append(event_row(raw, event, partition, offset, int(now * 1000)))
+        self._partition[event.table_id] = partition
         if self._applied_before(event.table_id, offset):
             self.counters.redelivered += 1  # its effects are in the saved state already
             self._batch.acks.append(token)
@@ -208,6 +210,22 @@ class LiveProcessor(Generic[Token]):
         table = self.auditor.table(table_id)
         if table is not None:
             self._batch.snapshots[table_id] = snapshot(table, self._offsets.get(table_id))
+
+    def forget(self, partitions: set[int]) -> list[str]:
+        """Drop every table whose messages come from ``partitions`` (revoked in a rebalance),
+        with its open round and waiting messages, as if this process had never seen it:
+        whoever owns the partition next restores the table's saved state and reads its
+        unacknowledged messages again. Call after :meth:`drain` (snapshots are taken
+        there). Returns the tables dropped."""
+        dropped = [t for t, p in self._partition.items() if p in partitions]
+        for table_id in dropped:
+            self.auditor.forget(table_id)
+            for per_table in (self._waiting, self._last_seen, self._offsets, self._partition):
+                per_table.pop(table_id, None)
+            self._restored_at.pop(table_id, None)
+            self._known.discard(table_id)
+            self._unsaved.discard(table_id)
+        return dropped
 
     # ---- handing over ------------------------------------------------------------------------
 

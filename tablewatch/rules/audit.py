@@ -96,6 +96,11 @@ class Auditor:
             table = self._tables[table_id] = restored or TableState(table_id, config)
         return table
 
+    def forget(self, table_id: str) -> None:
+        """Drop the table's state (a live worker losing its partition): on its next event
+        it is restored afresh, as on first sight."""
+        self._tables.pop(table_id, None)
+
     def table_states(self) -> list[TableState]:
         return list(self._tables.values())
 

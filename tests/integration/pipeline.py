@@ -8,14 +8,21 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from tablewatch.rules.decode import encode_event
-from tablewatch.services import child_service, create_topics, get_json, worker_args, worker_query
+from tablewatch.services import (
+    child_service,
+    create_topics,
+    free_port,
+    get_json,
+    worker_args,
+    worker_query,
+)
 from tablewatch.sim.floor import Floor
 
 
@@ -27,29 +34,38 @@ class Deployment:
     root: Path
     prefix: str
     web_port: int
+    ports: dict[str, int] = field(default_factory=dict)
 
     @contextmanager
     def worker(
-        self, config: Path, log_name: str = "worker.log"
+        self, config: Path, log_name: str = "worker.log", *, instance: str = ""
     ) -> Iterator[subprocess.Popen[bytes]]:
+        """A worker process; another ``instance`` joins the same group with its own
+        embedded store, data directory and web port (``port_of(instance)``)."""
+        port = self.port_of(instance)
         args = worker_args(
-            config, bootstrap=self.bootstrap, dsn=f"chdb:///{self.root / 'chdb'}",
-            web_port=self.web_port, prefix=self.prefix, data_dir=self.root / "worker",
+            config, bootstrap=self.bootstrap, dsn=f"chdb:///{self.root / f'chdb{instance}'}",
+            web_port=port, prefix=self.prefix, data_dir=self.root / f"worker{instance}",
             session_timeout=6,
         )  # fmt: skip
-        health = f"http://127.0.0.1:{self.web_port}/health"
+        health = f"http://127.0.0.1:{port}/health"
         with child_service(args, health, self.root / log_name) as process:
             yield process
+
+    def port_of(self, instance: str) -> int:
+        if instance not in self.ports:
+            self.ports[instance] = self.web_port if not instance else free_port()
+        return self.ports[instance]
 
     def log_tail(self, name: str = "worker.log") -> str:
         path = self.root / name
         return path.read_text(errors="replace")[-3000:] if path.exists() else "(no log)"
 
-    def get(self, path: str) -> Any:
-        return get_json(self.web_port, path)
+    def get(self, path: str, instance: str = "") -> Any:
+        return get_json(self.port_of(instance), path)
 
-    def query(self, sql: str) -> list[list[Any]]:
-        return worker_query(self.web_port, sql)
+    def query(self, sql: str, instance: str = "") -> list[list[Any]]:
+        return worker_query(self.port_of(instance), sql)
 
     def ingest(self, events_file: Path) -> None:
         subprocess.run(
@@ -70,7 +86,13 @@ class Deployment:
             if seen >= rounds:
                 return
             time.sleep(1)
-        raise AssertionError(f"{seen} of {rounds} rounds judged in {timeout} s: {self.log_tail()}")
+        try:
+            metrics = self.get("/metrics")
+        except OSError as exc:
+            metrics = f"(no metrics: {exc})"
+        raise AssertionError(
+            f"{seen} of {rounds} rounds judged in {timeout} s; metrics {metrics}; {self.log_tail()}"
+        )
 
 
 def new_deployment(bootstrap: str, root: Path, web_port: int) -> Deployment:

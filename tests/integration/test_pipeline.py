@@ -25,8 +25,8 @@ from tests.integration.pipeline import (
 pytestmark = pytest.mark.integration
 
 
-def stored_findings(deployment: Deployment) -> set[tuple[str, str, str]]:
-    rows = deployment.query("SELECT table_id, round_id, check FROM findings_v")
+def stored_findings(deployment: Deployment, store: str = "") -> set[tuple[str, str, str]]:
+    rows = deployment.query("SELECT table_id, round_id, check FROM findings_v", store)
     return {(str(t), str(r), str(c)) for t, r, c in rows}
 
 
@@ -74,3 +74,59 @@ def test_worker_killed_mid_stream(kafka_bootstrap: str, tmp_path: Path) -> None:
         time.sleep(1)
         assert stored_findings(deployment) == floor.truth
         assert_no_duplicates(deployment, floor)
+
+
+def test_second_worker_joins_mid_stream(kafka_bootstrap: str, tmp_path: Path) -> None:
+    """A rebalance hands half the partitions to a new worker while rounds are open.
+
+    Each worker has its own embedded store here (a shared ClickHouse server would
+    hold both); together they must hold every round and exactly the truth, and a
+    round judged by both (redelivered across the rebalance) must be judged alike.
+    """
+    floor = simulated_floor(tmp_path, tables=8, rounds=400, seed=33)
+    half = len(floor.events) // 2
+    first = write_jsonl(tmp_path / "first.jsonl", floor.events[:half])
+    second = write_jsonl(tmp_path / "second.jsonl", floor.events[half:])
+    deployment = new_deployment(kafka_bootstrap, tmp_path, free_port())
+    stores = ("", "-b")
+
+    def judged() -> dict[tuple[str, str], frozenset[str]]:
+        """(table, round) -> its findings' codes, from both stores; asserts they agree."""
+        out: dict[tuple[str, str], frozenset[str]] = {}
+        for store in stores:
+            rows = deployment.query(
+                "SELECT r.table_id, r.round_id, groupArrayIf(f.check, f.check != '') "
+                "FROM rounds_v AS r LEFT JOIN findings_v AS f "
+                "ON f.table_id = r.table_id AND f.round_id = r.round_id "
+                "GROUP BY r.table_id, r.round_id",
+                store,
+            )
+            for table_id, round_id, checks in rows:
+                key, codes = (str(table_id), str(round_id)), frozenset(map(str, checks))
+                assert out.setdefault(key, codes) == codes, (key, out[key], codes, store)
+        return out
+
+    with deployment.worker(floor.config):
+        deployment.ingest(first)
+        deadline = time.monotonic() + 60
+        while deployment.get("/metrics")["events"] < half // 3:
+            assert time.monotonic() < deadline, deployment.log_tail()
+            time.sleep(0.2)
+        with deployment.worker(floor.config, "worker-b.log", instance="-b"):
+            # ready = the rebalance is over and the new worker owns partitions
+            assert deployment.get("/metrics", "-b")["consumer_lag"] != {}
+            deployment.ingest(second)
+            deadline = time.monotonic() + 240
+            rounds = judged()
+            while len(rounds) < floor.rounds:
+                assert time.monotonic() < deadline, deployment.log_tail("worker-b.log")
+                time.sleep(1)
+                rounds = judged()
+            time.sleep(1)  # the findings of the last flushes
+            rounds = judged()
+            found = set().union(*(stored_findings(deployment, store) for store in stores))
+            a, b = deployment.get("/metrics"), deployment.get("/metrics", "-b")
+    assert len(rounds) == floor.rounds
+    assert found == floor.truth
+    assert a["rebalances"] >= 1 and a["consumer_lag"].keys().isdisjoint(b["consumer_lag"].keys())
+    assert a["events"] > 0 and b["events"] > 0
