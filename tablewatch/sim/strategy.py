@@ -35,7 +35,12 @@ def let_it_ride_keeps_bet2(cards: Sequence[Card]) -> bool:
 
 
 def four_card_poker_play(cards: Sequence[Card], ante: int) -> int:
-    """Play 3x with a pair of tens or better, 1x with a pair of threes to nines; else fold (0)."""
+    """Play 3x with a pair of tens or better, 1x with a pair of threes to nines; else fold (0).
+
+    A hand holding the same card twice (an injected DUPLICATE_CARD) has no rank: play 1x.
+    """
+    if len(set(cards)) != len(cards):
+        return ante
     hand = best4of5(cards)
     category = category_of(hand)
     if category > Hand4.PAIR:

@@ -18,7 +18,7 @@ from tablewatch.rules.cards import card_text
 from tablewatch.rules.config import TableConfig
 from tablewatch.rules.events import AnyEvent, AnyRoundEvent, CardDealt, RoundEvent, ms_to_ts
 from tablewatch.rules.round import fold_round
-from tablewatch.rules.round_view import view_round
+from tablewatch.rules.round_view import RoundView, view_round
 from tablewatch.rules.settlement import Expected, Settlement, expected_settlement
 from tablewatch.script import TableScript
 from tablewatch.sim import strategy
@@ -492,16 +492,16 @@ class TableSim:
                 self._record("LATE_WITHDRAWAL", late[0], bet)
             self._pause(1_000, 4_000)
 
-    def _settlement(self) -> Settlement:
+    def _view(self) -> RoundView:
         round_id = self.t.round_id
         events: list[AnyRoundEvent] = [
             e for e in self.t.events if isinstance(e, RoundEvent) and e.round_id == round_id
         ]
-        rnd = fold_round(self.config.table_id, round_id or "", events)
-        return expected_settlement(view_round(rnd), self.config)
+        return view_round(fold_round(self.config.table_id, round_id or "", events))
 
     def _settle(self, plan: RoundPlan) -> None:
-        settlement = self._settlement()
+        view = self._view()
+        settlement = expected_settlement(view, self.config)
         inject = plan.inject
         code = inject.code if inject else None
         lines = [
@@ -536,6 +536,8 @@ class TableSim:
             seat = inject.seat or 1
             self.t.envy_payout(seat, seat, 1000)  # for the player's own hand
             self._record("ENVY_BONUS_WRONG", seat)
+        for seat, bet in _unpriced(view, settlement):
+            self.t.settle(seat, bet, "returned")
         self._pause(500, 2_000)
 
     def _pick_line(
@@ -665,6 +667,19 @@ BET_ORDER = (
 
 def _bet_order(line: Expected) -> int:
     return BET_ORDER.index(line.bet)
+
+
+def _unpriced(view: RoundView, settlement: Settlement) -> list[tuple[int, str]]:
+    """Wagers with no expected line: a hand (or the dealer's) holding a card twice.
+
+    Such a hand has no rank (an injected DUPLICATE_CARD); the dealer hands its
+    wagers back, so that the round's only finding is the duplicate card.
+    """
+    wagers = set(view.wagers)
+    for seat, decisions in view.decisions.items():
+        if any(d.action == "play" for d in decisions):
+            wagers.add((seat, "play"))
+    return sorted(k for k in wagers if k not in settlement.lines)
 
 
 def _cards(text: str) -> list[int]:

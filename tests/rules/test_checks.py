@@ -527,6 +527,31 @@ def test_duplicate_card() -> None:
     assert audit([t]) == []  # aces and nines: two pair, 2 to 1
 
 
+def test_duplicate_card_in_a_hand_the_evaluators_refuse() -> None:
+    """A hand holding a card twice has no rank: the audit reports the card, never crashes."""
+    t = lir_table()
+    lir_round(t, hand=("As", "Ks", "Ks"), community=("7s", "9d"), paid_each=0)
+    assert codes(audit([t])) == ["DUPLICATE_CARD"]
+    for player, dealer, found in (
+        # five aces: no wager of the hand is priced, each handed back
+        (("Ah", "Ad", "Ac", "As", "Ah"), ("3h", "4d", "8c", "Js", "Qh", "5c"), []),
+        # the dealer's hand has no rank: Ante and Play unpriced; Aces Up still pays
+        (("Ah", "Ad", "9c", "7d", "2s"), ("3h", "3h", "3h", "3h", "3h", "5c"), ["WRONG_PAYOUT"]),
+    ):
+        t = fcp_table()
+        t.round_start("R-1", "D-1")
+        t.wager(2, "ante", 1000)
+        t.wager(2, "aces_up", 500)
+        t.lockout()
+        fcp_deal(t, {2: player}, dealer)
+        t.decision(2, "play", amount=1000)
+        t.reveal("dealer")
+        for bet in ("ante", "play", "aces_up"):
+            t.settle(2, bet, "returned")
+        t.round_end()
+        assert codes(audit([t])) == sorted(["DUPLICATE_CARD", *found])
+
+
 # ---- DECK_CHANGE_OVERDUE ---------------------------------------------------------------------
 
 

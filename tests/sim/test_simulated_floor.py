@@ -57,6 +57,18 @@ def test_every_check_code_is_injected_over_the_seeds() -> None:
     assert codes == set(PROTOCOL_CHECKS)
 
 
+@pytest.mark.parametrize(("tables", "seed"), [(2, 2), (3, 6), (3, 10)])
+def test_high_rates_duplicate_card_in_a_hand(tables: int, seed: int) -> None:
+    """At high rates an injected DUPLICATE_CARD lands in one hand (often a rigged rare hand).
+
+    Such a hand has no rank: the simulator (and the audit) once raised evaluating it.
+    """
+    floor = Floor(tables=tables, rounds=300, seed=seed, error_rate=0.9, jackpot_rate=0.2)
+    got, want = audit_floor(floor)
+    assert got == want
+    assert any(key[2] == "DUPLICATE_CARD" for key in want)
+
+
 def test_clean_floor_raises_nothing() -> None:
     floor = Floor(tables=6, rounds=600, seed=7, error_rate=0.0, jackpot_rate=0.1)
     got, want = audit_floor(floor)

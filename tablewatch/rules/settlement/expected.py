@@ -7,6 +7,7 @@ as long to build (one ``object.__setattr__`` per field).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import msgspec
@@ -86,3 +87,8 @@ class Settlement:
 def envy_amount(per_dollar_cents: int, stake: int) -> int:
     """The Envy Bonus for a wager of ``stake`` cents, from the $1 amount (pro rata)."""
     return per_dollar_cents * stake // 100
+
+
+def distinct(cards: Sequence[int]) -> bool:
+    """No card twice: a hand from one deck (one holding a card twice has no rank to price)."""
+    return len(set(cards)) == len(cards)

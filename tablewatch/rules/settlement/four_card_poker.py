@@ -13,6 +13,9 @@
   floorperson and never from the table inventory (§ 641a.11(c)(5)).
 - Envy Bonus to each progressive player for every *other* player's
   qualifying hand (§ 641a.11(c)(5)(v), § 641a.12(d)(5)).
+- A hand holding the same card twice (DUPLICATE_CARD, one deck) has no rank:
+  a player's such hand prices none of its wagers and qualifies no one for an
+  Envy Bonus; a dealer's prices no Ante or Play wager.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from tablewatch.rules.settlement.expected import (
     Expected,
     ExpectedEnvy,
     Settlement,
+    distinct,
     envy_amount,
 )
 
@@ -42,16 +46,16 @@ def settle_four_card_poker(view: RoundView, config: TableConfig) -> Settlement:
     out = Settlement()
     cards_at = view.cards
     dealer_cards = cards_at.get("dealer", [])
-    dealer = best4of6(dealer_cards) if len(dealer_cards) == 6 else None
+    dealer = best4of6(dealer_cards) if len(dealer_cards) == 6 and distinct(dealer_cards) else None
     hands: dict[int, int] = {}
     for seat in view.dealt_seats():
         cards = cards_at[SEAT_TARGETS[seat]]  # dealt: it has cards
-        if len(cards) == 5:
+        if len(cards) == 5 and distinct(cards):
             hands[seat] = best4of5(cards)
     for seat in view.seats():
         hand = hands.get(seat)
         if hand is None:
-            continue  # a misdeal: the round must be voided, nothing to price
+            continue  # a misdeal (the round must be voided) or a repeated card: nothing to price
         _settle_seat(out, view, config, seat, hand, dealer)
     _envy(out, view, config, hands)
     return out

@@ -12,6 +12,8 @@
 - 2019 wagers, pay tables from the configuration: Five-Card Progressive and
   its Envy Bonus, Five Card Hand Bonus, Six Card Bonus (best five of the
   player's three cards and the three bonus cards).
+- A hand holding the same card twice (DUPLICATE_CARD, one deck) has no rank:
+  its wagers are not priced, and it qualifies no one for an Envy Bonus.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from tablewatch.rules.settlement.expected import (
     ExpectedEnvy,
     PayoutLimit,
     Settlement,
+    distinct,
     envy_amount,
 )
 
@@ -61,16 +64,18 @@ def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
     both = len(community) == 2
     for seat in view.dealt_seats():
         cards = cards_at[SEAT_TARGETS[seat]]  # dealt: it has cards
-        if len(cards) != 3:
+        if len(cards) != 3 or not distinct(cards):
             continue
         three[seat] = three_card_names(strength3(cards), cards)
         if both:
-            five[seat] = five_card_names(strength5(cards + community))
+            hand = cards + community
+            if distinct(hand):
+                five[seat] = five_card_names(strength5(hand))
     wagers = view.wagers
     main = config.paytables["main"]
     for seat in view.seats():
         if seat not in five:
-            continue  # a misdeal: the round must be voided, nothing to price
+            continue  # a misdeal (the round must be voided) or a repeated card: nothing to price
         _main_bets(out, view, config, main, seat, five[seat])
         # Side wagers, each priced only if placed (most seats play one or two).
         if (seat, "five_card_bonus") in wagers:
@@ -102,8 +107,10 @@ def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
         if (seat, "five_card_hand_bonus") in wagers:
             _hand_bonus(out, view, config, seat, five[seat])
         if (seat, "six_card_bonus") in wagers and len(bonus) == 3:
-            six = five_card_names(best5of6([*view.seat_cards(seat), *bonus]))
-            _table_wager(out, view, config, seat, "six_card_bonus", six)
+            six_cards = [*view.seat_cards(seat), *bonus]
+            if distinct(six_cards):
+                six = five_card_names(best5of6(six_cards))
+                _table_wager(out, view, config, seat, "six_card_bonus", six)
     _envy(out, view, three, "progressive", config.envy_per_dollar, THREE_CARD_ENVY_SECTIONS)
     _envy(
         out,
