@@ -172,3 +172,31 @@ def test_silent_round_is_judged_incomplete() -> None:
     batch = processor.drain()
     assert [f.check for r in batch.judged for f in r.findings] == ["ROUND_INCOMPLETE"]
     assert sorted(batch.acks) == list(range(end))
+
+
+def test_partitions_revoked_and_given_back_lose_and_double_nothing() -> None:
+    """A rebalance mid-stream: the worker writes its batch, forgets the revoked
+    partitions' tables (open rounds included), and later gets them back: it must
+    restore them from their snapshots and re-read from the committed offsets."""
+    configs = parse_config(floor().config)
+    log = kafka_log(floor())
+    want_ids, want_rounds = audited(configs, floor())
+    deployment = FakeDeployment()
+    processor: LiveProcessor[tuple[int, int]] = LiveProcessor(configs, deployment.snapshots.get)
+    revoked = {1, 2}
+    cut = 3000
+    for partition, offset, value in log[:cut]:
+        processor.handle(value, partition, offset, (partition, offset))
+    deployment.write(processor.drain())
+    dropped = processor.forget(revoked)
+    assert dropped and all(zlib.crc32(t.encode()) % PARTITIONS in revoked for t in dropped)
+    assert all(processor.auditor.table(t) is None for t in dropped)
+    # given back: Kafka delivers the revoked partitions again from their committed offsets
+    start = {p: deployment.committed(p) for p in revoked}
+    redelivered = [m for m in log[:cut] if m[0] in revoked and m[1] >= start[m[0]]]
+    assert redelivered, "the cut should leave rounds open on the revoked partitions"
+    for partition, offset, value in redelivered + log[cut:]:
+        processor.handle(value, partition, offset, (partition, offset))
+    deployment.write(processor.drain())
+    assert deployment.finding_ids == want_ids
+    assert deployment.rounds == want_rounds
