@@ -26,14 +26,13 @@ event whose delivery failed is not answered ``duplicate`` when it is re-sent.
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import msgspec
 
-from tablewatch.rules.decode import EventRejected, decode_event
+from tablewatch.rules.decode import EventRejected, decode_event, peek_field
 from tablewatch.rules.events import AnyEvent
 
 MAX_BODY_BYTES = 1024 * 1024  # 1 MiB per HTTP body
@@ -207,20 +206,18 @@ def classify(items: Sequence[Item], seen: Container[str], limits: Limits = DEFAU
         if len(item.raw) > limits.max_event_bytes:
             rejection = EventRejected(
                 item.where,
-                _peek(item.raw, "event_id"),
+                peek_field(item.raw, "event_id", MAX_EVENT_BYTES),
                 None,
                 f"event of {len(item.raw):,} bytes exceeds {limits.max_event_bytes:,} bytes",
             )
-            outcomes.append(
-                Rejected(index, item.where, item.raw, rejection, _peek(item.raw, "table_id"))
-            )
+            table_id = peek_field(item.raw, "table_id", MAX_EVENT_BYTES)
+            outcomes.append(Rejected(index, item.where, item.raw, rejection, table_id))
             continue
         try:
             event = decode_event(item.raw, item.where)
         except EventRejected as rejection:
-            outcomes.append(
-                Rejected(index, item.where, item.raw, rejection, _peek(item.raw, "table_id"))
-            )
+            table_id = peek_field(item.raw, "table_id", MAX_EVENT_BYTES)
+            outcomes.append(Rejected(index, item.where, item.raw, rejection, table_id))
             continue
         event_id = event.event_id
         if event_id in here:
@@ -365,18 +362,3 @@ def dead_letter_of_body(
         source=source,
         raw_bytes=body_bytes,
     )
-
-
-def _peek(raw: bytes, name: str) -> str | None:
-    """A string field of an item that failed validation, if it is readable."""
-    if len(raw) > MAX_EVENT_BYTES:
-        return None
-    try:
-        obj = json.loads(raw)
-    except ValueError:
-        return None
-    if isinstance(obj, dict):
-        value = obj.get(name)
-        if isinstance(value, str) and value:
-            return value[:128]
-    return None

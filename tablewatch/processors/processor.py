@@ -18,10 +18,12 @@ from typing import Generic, TypeVar
 
 import msgspec
 
+from tablewatch.ingest.batch import dead_letter
 from tablewatch.processors.state_codec import restore, snapshot
 from tablewatch.rules.audit import Auditor
 from tablewatch.rules.config import TableConfig
-from tablewatch.rules.decode import EventRejected, decode_event
+from tablewatch.rules.decode import EventRejected, decode_event, peek_field
+from tablewatch.rules.events import ms_to_ts
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
 from tablewatch.rules.table import TableState
@@ -259,5 +261,15 @@ def _round_message(result: RoundResult) -> dict[str, object]:
 
 
 def _dead_letter(raw: bytes, rejected: EventRejected, now: float) -> tuple[bytes | None, bytes]:
-    record = {**rejected.as_dict(), "raw": raw.decode("utf-8", "replace"), "received_at": now}
-    return None, _JSON.encode(record)
+    """The same dead-letter record as the ingest writes (``source: "worker"``)."""
+    letter = dead_letter(
+        reason=rejected.reason,
+        field=rejected.field,
+        where=rejected.where,
+        event_id=rejected.event_id,
+        raw=raw,
+        received_at=ms_to_ts(int(now * 1000)),
+        source="worker",
+        table_id=peek_field(raw, "table_id"),
+    )
+    return letter.key, letter.value

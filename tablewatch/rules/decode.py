@@ -148,18 +148,26 @@ def _rejection(raw: bytes | str, where: str, message: str) -> EventRejected:
                 break
     if field in _VALUE_REASONS and reason.startswith(_VALUE_REASONS[field][0]):
         reason = _VALUE_REASONS[field][1]
-    event_id = _peek_event_id(raw)
+    event_id = peek_field(raw, "event_id")
     if field == "type" and reason.startswith("Invalid value"):
         reason = f"unknown event type {reason.removeprefix('Invalid value ')}"
     return EventRejected(where, event_id, field, reason)
 
 
-def _peek_event_id(raw: bytes | str) -> str | None:
-    """The event_id of an event that failed validation, if it has a readable one."""
+def peek_field(raw: bytes | str, name: str, max_bytes: int | None = None) -> str | None:
+    """A string field of an item that failed validation, if it is readable (at most 128
+    characters); None without parsing when ``raw`` is longer than ``max_bytes``."""
+    if max_bytes is not None and len(raw) > max_bytes:
+        return None
     try:
         obj = json.loads(raw)
     except ValueError:
         return None
+    if isinstance(obj, dict):
+        value = obj.get(name)
+        if isinstance(value, str) and value:
+            return value[:128]
+    return None
     if isinstance(obj, dict):
         value = obj.get("event_id")
         if isinstance(value, str) and value:

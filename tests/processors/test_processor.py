@@ -9,6 +9,7 @@ committed offsets.
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections import defaultdict
 
@@ -143,12 +144,25 @@ def test_a_crash_loses_nothing_and_duplicates_nothing() -> None:
 def test_bad_message_goes_to_dead_letters_and_is_acked() -> None:
     configs = parse_config(floor().config)
     processor: LiveProcessor[str] = LiveProcessor(configs, lambda _: None)
-    processor.handle(b'{"v":1,"type":"nonsense"}', 0, 0, "t0")
+    processor.handle(b'{"v":1,"type":"nonsense","table_id":"LIR-01"}', 0, 0, "t0")
     batch = processor.drain()
     assert batch.acks == ["t0"]
     assert len(batch.dead_letters) == 1
     assert b"unknown event type" in batch.dead_letters[0][1]
     assert processor.counters.rejected == 1
+    # the same record as the ingest writes to the topic, keyed by the readable table_id
+    key, value = batch.dead_letters[0]
+    record = json.loads(value)
+    assert key == b"LIR-01"
+    assert set(record) == {
+        "reason", "field", "where", "event_id", "table_id", "raw", "raw_encoding",
+        "raw_bytes", "truncated", "received_at", "source",
+    }  # fmt: skip
+    assert (record["source"], record["where"], record["raw_encoding"]) == (
+        "worker",
+        "partition 0 offset 0",
+        "utf-8",
+    )
 
 
 def test_silent_round_is_judged_incomplete() -> None:
