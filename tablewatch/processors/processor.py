@@ -60,9 +60,7 @@ class Counters:
     events: int = 0
     rejected: int = 0
     errors: int = 0
-    duplicates: int = 0
     redelivered: int = 0
-    rounds: int = 0
     findings_by_check: dict[str, int] = field(default_factory=dict)
 
 
@@ -135,7 +133,6 @@ class LiveProcessor(Generic[Token]):
         duplicates = self.auditor.stats.duplicates
         outcomes = self.auditor.feed(event)
         if self.auditor.stats.duplicates > duplicates:
-            self.counters.duplicates += 1
             self._batch.acks.append(token)
             return
         table_id = event.table_id
@@ -180,7 +177,6 @@ class LiveProcessor(Generic[Token]):
                 key = outcome.table_id.encode()
                 batch.round_messages.append((key, _JSON.encode(_round_message(outcome))))
                 findings: tuple[Finding, ...] = outcome.findings
-                self.counters.rounds += 1
             else:
                 batch.findings.append(finding_row(outcome, judged_ms))
                 batch.table_findings.append(outcome)

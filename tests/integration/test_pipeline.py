@@ -50,6 +50,7 @@ def test_simulated_floor_end_to_end(kafka_bootstrap: str, tmp_path: Path) -> Non
         assert_no_duplicates(deployment, floor)
         metrics = deployment.get("/metrics")
         assert metrics["events"] == len(floor.events)
+        assert (metrics["rounds"], metrics["duplicates"]) == (floor.rounds, 0)
         assert metrics["consumer_lag_total"] == 0
         assert sum(metrics["findings_by_check"].values()) == len(floor.truth)
 
