@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
@@ -12,7 +13,7 @@ import yaml
 
 from tablewatch.ingest.client import BatchPoster, PostFailed
 from tablewatch.rules.decode import encode_event
-from tablewatch.rules.events import ts_to_ms
+from tablewatch.rules.events import AnyEvent, ts_to_ms
 from tablewatch.sim.floor import Floor
 
 
@@ -98,8 +99,9 @@ def simulate(
     )
 
 
-def _follow(floor: Floor, speed: float) -> None:
-    out = sys.stdout.buffer
+def _paced(floor: Floor, speed: float, wait: Callable[[float], object]) -> Iterator[AnyEvent]:
+    """The floor's events, each when it is due at ``speed`` times table pace; ``wait(s)``
+    passes the time until the next one."""
     started = time.monotonic()
     first_ms: int | None = None
     for event in floor.events():
@@ -108,8 +110,18 @@ def _follow(floor: Floor, speed: float) -> None:
             first_ms = ms
         due = (ms - first_ms) / 1000 / speed - (time.monotonic() - started)
         if due > 0:
-            out.flush()
-            time.sleep(due)
+            wait(due)
+        yield event
+
+
+def _follow(floor: Floor, speed: float) -> None:
+    out = sys.stdout.buffer
+
+    def wait(seconds: float) -> None:
+        out.flush()
+        time.sleep(seconds)
+
+    for event in _paced(floor, speed, wait):
         out.write(encode_event(event) + b"\n")
     out.flush()
 
@@ -117,16 +129,8 @@ def _follow(floor: Floor, speed: float) -> None:
 def _follow_post(floor: Floor, speed: float, url: str) -> None:
     """Like ``_follow``, but the events go to the HTTP ingest endpoint in batches."""
     poster = BatchPoster(url, max_events=500, max_delay=0.2)
-    started = time.monotonic()
-    first_ms: int | None = None
     try:
-        for event in floor.events():
-            ms = ts_to_ms(event.ts)
-            if first_ms is None:
-                first_ms = ms
-            due = (ms - first_ms) / 1000 / speed - (time.monotonic() - started)
-            if due > 0:
-                poster.wait(due)
+        for event in _paced(floor, speed, poster.wait):
             poster.add(encode_event(event))
         poster.close()
     except PostFailed as exc:
