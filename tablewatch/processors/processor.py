@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
@@ -83,9 +83,9 @@ class LiveProcessor(Generic[Token]):
         self._last_seen: dict[str, float] = {}  # table_id -> wall clock of its last event
         self._offsets: dict[str, int] = {}  # table_id -> offset of its last message applied
         self._restored_at: dict[str, int] = {}  # table_id -> offset its saved state includes
-        self._known: set[str] = set()
         self._unsaved: set[str] = set()  # tables between rounds whose snapshot is not taken yet
-        self._partition: dict[str, int] = {}  # table_id -> partition its messages come from
+        # table_id -> partition its messages come from; a table is in it once seen (restored)
+        self._partition: dict[str, int] = {}
 
     def _restore(self, table_id: str, config: TableConfig) -> TableState | None:
         data = self._load(table_id)
@@ -123,8 +123,7 @@ class LiveProcessor(Generic[Token]):
             self._batch.acks.append(token)
             return
         self._batch.events.append(event_row(raw, event, partition, offset, int(now * 1000)))
-        self._partition[event.table_id] = partition
-        if self._applied_before(event.table_id, offset):
+        if self._applied_before(event.table_id, partition, offset):
             self.counters.redelivered += 1  # its effects are in the saved state already
             self._batch.acks.append(token)
             return
@@ -142,9 +141,9 @@ class LiveProcessor(Generic[Token]):
         self._take(outcomes, now)
         self._maybe_persist(table_id)
 
-    def _applied_before(self, table_id: str, offset: int) -> bool:
-        if table_id not in self._known:
-            self._known.add(table_id)
+    def _applied_before(self, table_id: str, partition: int, offset: int) -> bool:
+        if table_id not in self._partition:
+            self._partition[table_id] = partition
             self.auditor.ensure_table(table_id)  # restores the saved state, if any
         restored = self._restored_at.get(table_id)
         return restored is not None and offset <= restored
@@ -218,10 +217,11 @@ class LiveProcessor(Generic[Token]):
         dropped = [t for t, p in self._partition.items() if p in partitions]
         for table_id in dropped:
             self.auditor.forget(table_id)
-            for per_table in (self._waiting, self._last_seen, self._offsets, self._partition):
-                per_table.pop(table_id, None)
-            self._restored_at.pop(table_id, None)
-            self._known.discard(table_id)
+            per_table: tuple[dict[str, Any], ...] = (
+                self._waiting, self._last_seen, self._offsets, self._restored_at, self._partition
+            )  # fmt: skip
+            for values in per_table:
+                values.pop(table_id, None)
             self._unsaved.discard(table_id)
         return dropped
 
