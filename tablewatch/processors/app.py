@@ -68,7 +68,6 @@ class Worker:
             "value_serializer": "raw",
         }
         self.events_topic = self.app.topic(settings.events_topic, **raw)
-        self.events_name = settings.events_topic
         self.rounds_topic = self.app.topic(settings.rounds_topic, **raw)
         self.findings_topic = self.app.topic(settings.findings_topic, **raw)
         self.dlq_topic = self.app.topic(settings.dlq_topic, **raw)
@@ -160,7 +159,7 @@ class Worker:
         owner (maybe this worker again) reads them again from the committed
         offset and restores the tables from the changelog.
         """
-        partitions = {tp.partition for tp in revoked if tp.topic == self.events_name}
+        partitions = {tp.partition for tp in revoked if tp.topic == self.settings.events_topic}
         if not partitions:
             return
         await self.flush()
