@@ -9,7 +9,7 @@ external contract and anything else is rejected with a reason.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Literal
 
 import msgspec
@@ -28,6 +28,7 @@ TS_PATTERN = (
 TS_REASON = "not an RFC 3339 UTC timestamp with milliseconds, like 2026-11-29T20:15:03.123Z"
 _TS_SHAPE = re.compile(TS_PATTERN)
 _from_iso = datetime.fromisoformat
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 EventId = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -82,13 +83,30 @@ Result = Literal["win", "lose", "push", "returned"]
 
 
 def ts_to_ms(ts: str) -> int:
-    """Milliseconds since the epoch of a validated protocol timestamp."""
-    return int(datetime.fromisoformat(ts).replace(tzinfo=UTC).timestamp() * 1000 + 0.5)
+    """Milliseconds since the epoch of a validated protocol timestamp.
+
+    Called for every stored event: the epoch of a minute ("2026-11-29T20:15:")
+    is computed once, then seconds and milliseconds are added to it.
+    """
+    minute = _MINUTE_MS.get(ts[:17])
+    if minute is not None and len(ts) == TS_LENGTH:
+        return minute + int(ts[17:19]) * 1000 + int(ts[20:23])
+    ms = int(datetime.fromisoformat(ts).replace(tzinfo=UTC).timestamp() * 1000 + 0.5)
+    if _TS_SHAPE.match(ts):
+        if len(_MINUTE_MS) >= _MINUTES_KEPT:
+            _MINUTE_MS.clear()
+        _MINUTE_MS[ts[:17]] = ms - int(ts[17:19]) * 1000 - int(ts[20:23])
+    return ms
+
+
+# Epoch milliseconds of minutes met in valid timestamps (bounded: cleared when full).
+_MINUTE_MS: dict[str, int] = {}
 
 
 def ms_to_ts(ms: int) -> str:
     """The protocol timestamp of epoch milliseconds."""
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    moment = _EPOCH + timedelta(milliseconds=ms)  # exact, unlike a float of seconds
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def event_type(event: Event) -> str:

@@ -12,7 +12,6 @@ the window, which is what the fold's fast path asks (``table.fold_events``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import islice
 
 TRIM_SLACK = 1024  # ids over the window size that may wait for the next trim
 
@@ -78,4 +77,4 @@ class IdWindow:
         """The last ``n`` ids of the window (at most ``size``), oldest first."""
         order = self.order
         first = max(self.start, len(order) - min(n, self.size), 0)
-        return list(islice(order, first, None))
+        return order[first:]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tablewatch.rules.decode import EventRejected, decode_event, decode_lines, encode_event
-from tablewatch.rules.events import CardDealt, Decision, Settle, Shuffle, ts_to_ms
+from tablewatch.rules.events import CardDealt, Decision, Settle, Shuffle, ms_to_ts, ts_to_ms
 
 BASE: dict[str, Any] = {
     "v": 1,
@@ -131,6 +134,19 @@ def test_bad_json_and_missing_event_id() -> None:
 
 def test_timestamps_are_utc_milliseconds() -> None:
     assert ts_to_ms("1970-01-01T00:00:01.001Z") == 1001
+    # the second call of a minute is answered from its cached epoch
+    for _ in range(2):
+        assert ts_to_ms("2024-02-29T23:59:59.999Z") == 1709251199999
+        assert ts_to_ms("2024-03-01T00:00:00.000Z") == 1709251200000
+
+
+@given(st.integers(min_value=0, max_value=253_402_300_799_999))  # to 9999-12-31T23:59:59.999Z
+def test_timestamps_round_trip(ms: int) -> None:
+    moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms)
+    ts = moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    assert ms_to_ts(ms) == ts
+    assert ts_to_ms(ts) == ms
+    assert ts_to_ms(ts) == ms  # from the minute cache
 
 
 @pytest.mark.parametrize(
