@@ -11,16 +11,18 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
+from operator import attrgetter
 
 import msgspec
 
-from tablewatch.rules.events import TS_REASON, AnyEvent
+from tablewatch.rules.events import TS_REASON, AnyEvent, check_ts, timestamps_valid
 
 _DECODER = msgspec.json.Decoder(AnyEvent)
 _ENCODER = msgspec.json.Encoder()
 _AT_FIELD = re.compile(r" - at `\$\.?([^`]*)`$")
 # msgspec's wording for a value outside a field's constraints, where a person
-# needs the protocol's: ts is checked by length (then by Event.__post_init__),
+# needs the protocol's: ts is checked by length (then by events.check_ts),
 # card and to against Literal sets of strings.
 _VALUE_REASONS = {
     "ts": ("Expected `str` of length", TS_REASON),
@@ -30,6 +32,7 @@ _VALUE_REASONS = {
         "not a place: seat:1 .. seat:7, dealer, community, bonus, discard (deck if exposed)",
     ),
 }
+_ts = attrgetter("ts")
 _MISSING = re.compile(r"missing required field `([^`]+)`")
 _UNKNOWN = re.compile(r"unknown field `([^`]+)`")
 
@@ -60,9 +63,14 @@ class EventRejected(Exception):
 def decode_event(raw: bytes | str, where: str = "event") -> AnyEvent:
     """Decode and validate one JSON event; raises :class:`EventRejected`."""
     try:
-        return _DECODER.decode(raw)
+        event: AnyEvent = _DECODER.decode(raw)
     except msgspec.DecodeError as exc:  # and its subclass ValidationError
         raise rejection(raw, where, exc) from None
+    try:
+        check_ts(event.ts)
+    except ValueError as exc:
+        raise _rejection(raw, where, str(exc)) from None
+    return event
 
 
 @dataclass(slots=True)
@@ -102,23 +110,60 @@ def decode_lines(
     after line with no Python code between them. A line that fails stops the
     ``map``, with the lines before it already in ``events`` and the iterator
     just past it; it is rejected (or skipped if blank) and decoding goes on.
+    The timestamps of the events decoded are then checked together
+    (:func:`~tablewatch.rules.events.timestamps_valid`): the first event with a
+    bad one is taken out with those after it, its line is rejected and decoding
+    resumes after that line.
     """
     decode = _DECODER.decode
     events: list[AnyEvent] = []
     failed: list[tuple[int, EventRejected | None]] = []
-    remaining = iter(lines)
+    remaining: Iterator[bytes] = iter(lines)
+
+    def refuse(index: int, reason: msgspec.DecodeError | str) -> None:
+        line = lines[index]
+        rejected = None
+        if line.strip():
+            offset = offsets[index] if offsets is not None else index
+            at = f"{where}:{first + offset}"
+            if isinstance(reason, str):
+                rejected = _rejection(line, at, reason)
+            else:
+                rejected = rejection(line, at, reason)
+        failed.append((index, rejected))
+
     while True:
+        checked = len(events)
+        error: msgspec.DecodeError | None = None
         try:
             events.extend(map(decode, remaining))
-            return DecodedLines(events, failed)
         except msgspec.DecodeError as exc:
-            index = len(events) + len(failed)  # lines decoded and failed before this one
-            line = lines[index]
-            rejected = None
-            if line.strip():
-                offset = offsets[index] if offsets is not None else index
-                rejected = rejection(line, f"{where}:{first + offset}", exc)
-            failed.append((index, rejected))
+            error = exc
+        bad_ts = _first_bad_ts(events, checked)
+        if bad_ts is not None:
+            position, reason = bad_ts
+            index = position + len(failed)  # lines decoded and failed before this one
+            del events[position:]
+            refuse(index, reason)
+            remaining = islice(lines, index + 1, None)
+        elif error is None:
+            return DecodedLines(events, failed)
+        else:
+            refuse(len(events) + len(failed), error)
+
+
+def _first_bad_ts(events: list[AnyEvent], start: int) -> tuple[int, str] | None:
+    """The first of ``events[start:]`` whose ``ts`` is not a protocol timestamp
+    (its position and why), or None: the usual answer, found with no step per event."""
+    timestamps = list(map(_ts, islice(events, start, None) if start else events))
+    if timestamps_valid(timestamps):
+        return None
+    for offset, ts in enumerate(timestamps):
+        try:
+            check_ts(ts)
+        except ValueError as exc:
+            return start + offset, str(exc)
+    return None
 
 
 def rejection(raw: bytes | str, where: str, exc: msgspec.DecodeError) -> EventRejected:

@@ -11,7 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tablewatch.rules.decode import EventRejected, decode_event, decode_lines, encode_event
-from tablewatch.rules.events import CardDealt, Decision, Settle, Shuffle, ms_to_ts, ts_to_ms
+from tablewatch.rules.events import (
+    CardDealt,
+    Decision,
+    Settle,
+    Shuffle,
+    check_ts,
+    ms_to_ts,
+    timestamps_valid,
+    ts_to_ms,
+)
 
 BASE: dict[str, Any] = {
     "v": 1,
@@ -206,3 +215,97 @@ def test_decode_lines_keeps_order_and_numbers_rejections() -> None:
         "EventRejected",
         "Meter",
     ]
+
+
+# The timestamp cases above, as the decoder checks a block's timestamps together.
+_TS_CASES = [
+    "2024-02-29T12:00:00.000Z",
+    "2026-12-31T23:59:59.999Z",
+    "2026-02-29T12:00:00.000Z",
+    "2026-04-31T12:00:00.000Z",
+    "2026-11-29T24:00:00.000Z",
+    "2026-11-29T23:60:00.000Z",
+    "2026-11-29T23:59:60.000Z",
+    "2026-13-01T00:00:00.000Z",
+    "2026-11-29T20:15:03.12xZ",
+    "2026-11-29T20:15:03.-12",
+    "2026-11-29T20:15:03.12\u0663Z",
+    "2026-11-29T20:15:03,123Z",
+    "2026-11-29t20:15:03.123Z",
+    "2026-11-29T20:15:03.123z",
+    "2026-11-29T20:15:03 123Z",
+    "2026-11-29T20:15:0a.123Z",
+]
+
+
+@pytest.mark.parametrize("ts", [ts for ts in _TS_CASES if len(ts) == 24])
+def test_a_block_of_timestamps_is_valid_exactly_when_each_one_is(ts: str) -> None:
+    good = ["2026-11-29T20:15:03.123Z", "2026-11-29T20:16:59.000Z"]
+    try:
+        check_ts(ts)
+        alone = True
+    except ValueError:
+        alone = False
+    for _ in range(2):  # the second time its minute may be known
+        assert timestamps_valid([ts]) is alone
+        assert timestamps_valid([*good, ts, *good]) is alone
+    assert timestamps_valid(good)
+    assert timestamps_valid([])
+
+
+def test_decode_lines_rejects_a_bad_timestamp_and_goes_on_after_it() -> None:
+    def meter(seq: int, ts: str = "2026-11-29T20:15:03.123Z") -> bytes:
+        return event(type="meter", amount=5, seq=seq, event_id=f"e-{seq}", ts=ts)
+
+    lines = [
+        meter(1),
+        meter(2, "2026-11-29T20:15:61.123Z"),
+        meter(3),
+        b"{not json",
+        meter(5, "2026-02-30T20:15:03.123Z"),
+        meter(6),
+    ]
+    decoded = decode_lines(lines, "f.jsonl", first=10)
+    assert [e.seq for e in decoded.events] == [1, 3, 6]
+    reasons = [(index, r.where, r.field, r.event_id) for index, r in decoded.failed if r]
+    assert reasons == [
+        (1, "f.jsonl:11", "ts", "e-2"),
+        (3, "f.jsonl:13", None, None),
+        (4, "f.jsonl:14", "ts", "e-5"),
+    ]
+    assert "calendar" in decoded.failed[2][1].reason  # type: ignore[union-attr]
+    assert [type(item).__name__ for item in decoded.in_order()] == [
+        "Meter",
+        "EventRejected",
+        "Meter",
+        "EventRejected",
+        "EventRejected",
+        "Meter",
+    ]
+
+
+def test_a_bad_timestamp_is_the_reason_given_before_a_decision_problem() -> None:
+    fields = {"type": "decision", "round_id": "R-1", "seat": 2, "action": "play"}  # no amount
+    assert rejected(event(**fields)).field == "amount"
+    assert rejected(event(**fields, ts="2026-11-29T24:00:00.000Z")).field == "ts"
+    decoded = decode_lines([event(**fields, ts="2026-11-29T24:00:00.000Z")], "f.jsonl")
+    assert decoded.failed[0][1] is not None and decoded.failed[0][1].field == "ts"
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 23), st.sampled_from("0123456789-T:.Z tz\u0663")),
+        max_size=3,
+    )
+)
+def test_timestamps_valid_agrees_with_check_ts(changes: list[tuple[int, str]]) -> None:
+    chars = list("2026-11-29T20:15:03.123Z")
+    for position, char in changes:
+        chars[position] = char
+    ts = "".join(chars)
+    try:
+        check_ts(ts)
+        alone = True
+    except ValueError:
+        alone = False
+    assert timestamps_valid(["2026-11-29T20:15:03.123Z", ts]) is alone
