@@ -32,6 +32,7 @@ from tablewatch.config_file import load_config
 from tablewatch.processors.ack_order import InOrderAcks, Ticket
 from tablewatch.processors.processor import Batch, LiveProcessor
 from tablewatch.processors.settings import WorkerSettings
+from tablewatch.processors.stepped_delivery import SteppedDeliveryApp
 from tablewatch.processors.web import install_views
 from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
@@ -41,10 +42,10 @@ log = logging.getLogger("tablewatch.worker")
 STATE_TABLE = "tablewatch-table-state"
 
 
-class _App(faust.App):
-    """Faust's app without its statistics sensor (the Monitor): the worker keeps its own
-    counters (/metrics), and the Monitor's bookkeeping on every message, event and send
-    cost about 4% of the worker's main thread."""
+class _App(SteppedDeliveryApp):
+    """Faust's app (with :mod:`.stepped_delivery`'s consumer), without its statistics sensor
+    (the Monitor): the worker keeps its own counters (/metrics), and the Monitor's
+    bookkeeping on every message, event and send cost about 4% of the main thread."""
 
     def on_init_dependencies(self) -> Iterable[ServiceT]:
         dependencies = super().on_init_dependencies()  # adds the Monitor to the sensors
@@ -74,6 +75,7 @@ class Worker:
             broker_session_timeout=settings.session_timeout_s,
             broker_heartbeat_interval=max(1.0, settings.session_timeout_s / 10),
         )
+        self.app.strict_topics = frozenset({settings.events_topic})
         raw: dict[str, Any] = {
             "key_type": bytes,
             "value_type": bytes,

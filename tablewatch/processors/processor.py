@@ -142,9 +142,14 @@ class LiveProcessor(Generic[Token]):
         self._maybe_persist(table_id)
 
     def _applied_before(self, table_id: str, partition: int, offset: int) -> bool:
+        """Whether the message was applied already: by this process (Kafka delivered it
+        again, e.g. after a seek) or before the saved state was taken."""
         if table_id not in self._partition:
             self._partition[table_id] = partition
             self.auditor.ensure_table(table_id)  # restores the saved state, if any
+        last = self._offsets.get(table_id)
+        if last is not None and offset <= last:
+            return True
         restored = self._restored_at.get(table_id)
         return restored is not None and offset <= restored
 

@@ -88,6 +88,7 @@ async def metrics_of(worker: Worker) -> dict[str, Any]:
         "findings_by_check": counters.findings_by_check,
         "consumer_lag": lag,
         "consumer_lag_total": sum(lag.values()),
+        "offset_gaps": getattr(consumer, "offset_gaps", 0),  # holes in the events topic
         "flushes": worker.flushes,
         "write_seconds": round(worker.write_seconds, 3),
         "consumer_delay_ms": round(worker.delay_s * 1000),

@@ -52,6 +52,7 @@ def test_simulated_floor_end_to_end(kafka_bootstrap: str, tmp_path: Path) -> Non
         assert metrics["events"] == len(floor.events)
         assert (metrics["rounds"], metrics["duplicates"]) == (floor.rounds, 0)
         assert metrics["consumer_lag_total"] == 0
+        assert metrics["offset_gaps"] == 0
         assert sum(metrics["findings_by_check"].values()) == len(floor.truth)
 
 
@@ -75,6 +76,7 @@ def test_worker_killed_mid_stream(kafka_bootstrap: str, tmp_path: Path) -> None:
         time.sleep(1)
         assert stored_findings(deployment) == floor.truth
         assert_no_duplicates(deployment, floor)
+        assert deployment.get("/metrics")["offset_gaps"] == 0
 
 
 def test_second_worker_joins_mid_stream(kafka_bootstrap: str, tmp_path: Path) -> None:

@@ -141,6 +141,33 @@ def test_a_crash_loses_nothing_and_duplicates_nothing() -> None:
         assert deployment.rounds == want_rounds
 
 
+def test_messages_delivered_again_in_the_same_process_are_skipped_by_offset() -> None:
+    """A seek back to the committed offsets (Faust's, on an assignment) delivers messages
+    this process has applied already: skipped, counted as redelivered, not as duplicates
+    (which are a controller's re-sends), and the verdicts stay the audit's."""
+    configs = parse_config(floor().config)
+    log = kafka_log(floor())
+    want_ids, want_rounds = audited(configs, floor())
+    deployment = FakeDeployment()
+    processor: LiveProcessor[tuple[int, int]] = LiveProcessor(configs, deployment.snapshots.get)
+    cut = 2500
+    for partition, offset, value in log[:cut]:
+        processor.handle(value, partition, offset, (partition, offset))
+    deployment.write(processor.drain())
+    start = {p: deployment.committed(p) for p in range(PARTITIONS)}
+    again = [m for m in log[:cut] if m[1] >= start[m[0]]]  # from the committed offsets
+    assert again, "the cut should leave rounds open"
+    for partition, offset, value in again + log[cut:]:
+        processor.handle(value, partition, offset, (partition, offset))
+    deployment.write(processor.drain())
+    assert processor.counters.redelivered == len(again)
+    assert processor.auditor.stats.duplicates == 0
+    assert deployment.finding_ids == want_ids
+    assert deployment.rounds == want_rounds
+    for p in range(PARTITIONS):  # acknowledged without holes
+        assert deployment.acked[p] == set(range(deployment.committed(p)))
+
+
 def test_bad_message_goes_to_dead_letters_and_is_acked() -> None:
     configs = parse_config(floor().config)
     processor: LiveProcessor[str] = LiveProcessor(configs, lambda _: None)
