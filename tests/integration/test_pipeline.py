@@ -133,3 +133,4 @@ def test_second_worker_joins_mid_stream(kafka_bootstrap: str, tmp_path: Path) ->
     assert found == floor.truth
     assert a["rebalances"] >= 1 and a["consumer_lag"].keys().isdisjoint(b["consumer_lag"].keys())
     assert a["events"] > 0 and b["events"] > 0
+    assert a["offset_gaps"] == b["offset_gaps"] == 0
