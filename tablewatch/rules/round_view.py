@@ -7,6 +7,8 @@ by settlement and by every check.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter
 
 import msgspec
 
@@ -17,6 +19,7 @@ from tablewatch.rules.round import Round
 WagerKey = tuple[int, str]  # (seat, bet)
 SEAT_TARGETS = ("", *(f"seat:{seat}" for seat in range(1, 8)))  # seat -> its `to`
 SEAT_OF_TARGET = {target: seat for seat, target in enumerate(SEAT_TARGETS) if seat}
+_seat_of_key = itemgetter(0)
 
 
 class PlacedWager(msgspec.Struct, gc=False):
@@ -39,10 +42,14 @@ class RoundView:
     # Derived once: settlement and the checks ask for them many times a round.
     _seats: list[int] = field(init=False, repr=False, compare=False)
     _dealt_seats: list[int] = field(init=False, repr=False, compare=False)
+    # No card dealt twice in the round (the usual case): every hand is of distinct cards.
+    no_repeated_card: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self._seats = sorted({seat for seat, _ in self.wagers})
-        self._dealt_seats = sorted(SEAT_OF_TARGET[t] for t in self.cards if t in SEAT_OF_TARGET)
+        self._seats = sorted(set(map(_seat_of_key, self.wagers)))
+        self._dealt_seats = sorted(filter(None, map(SEAT_OF_TARGET.get, self.cards)))  # seats 1-7
+        dealt = self.cards.values()
+        self.no_repeated_card = len(set(chain.from_iterable(dealt))) == sum(map(len, dealt))
 
     def seats(self) -> list[int]:
         """Seats with a wager on the layout, in seat order (a shared list: do not modify)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from tablewatch.rules.config import TableConfig
 from tablewatch.rules.events import Settle
@@ -13,6 +14,7 @@ from tablewatch.rules.settlement import Settlement
 
 FCP = "four_card_poker"
 LIR = "let_it_ride"
+_wager_key = attrgetter("seat", "bet")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +41,12 @@ class RoundContext:
 
     def __post_init__(self) -> None:
         self.game = self.config.game
-        first: dict[WagerKey, Settle] = {}
-        for settle in self.rnd.settles:
-            first.setdefault((settle.seat, settle.bet), settle)
+        settles = self.rnd.settles
+        first: dict[WagerKey, Settle] = dict(zip(map(_wager_key, settles), settles, strict=True))
+        if len(first) < len(settles):  # a wager settled twice: its first line, in order
+            first = {}
+            for settle in settles:
+                first.setdefault((settle.seat, settle.bet), settle)
         self.first_settled = first
 
     def section(self, fcp: str, lir: str) -> str:

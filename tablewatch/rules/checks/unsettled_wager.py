@@ -56,7 +56,10 @@ def check(ctx: RoundContext, *, complete: bool) -> list[Finding]:
 def _unsettled(ctx: RoundContext) -> dict[WagerKey, list[str]]:
     """The wagers that needed a settle line and have none, with the events that made them."""
     settled = first_settles(ctx)
-    missing = {key: w.event_ids for key, w in ctx.view.wagers.items() if key not in settled}
+    wagers = ctx.view.wagers
+    missing: dict[WagerKey, list[str]] = {}
+    if not settled.keys() >= wagers.keys():  # usually every wager has its line
+        missing = {key: w.event_ids for key, w in wagers.items() if key not in settled}
     if ctx.game == FCP:  # a Play wager is made by decision
         for decision in ctx.rnd.decisions:
             key = (decision.seat, "play")

@@ -6,18 +6,21 @@ A bet name of the other game, or a side wager the casino's Rules Submission
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from tablewatch.rules.checks.context import FCP, RoundContext
 from tablewatch.rules.findings import Finding
 
 CODE = "WAGER_NOT_OFFERED"
 ALWAYS = {"four_card_poker": {"ante"}, "let_it_ride": {"bet1", "bet2", "bet3"}}
 LIR_MAIN = "main"
+_bet_of_key = itemgetter(1)  # (seat, bet) -> bet
 
 
 def check(ctx: RoundContext) -> list[Finding]:
     wagers = ctx.view.wagers
     # Ask once per bet name (a round has many wagers on few bets).
-    refused = {bet for bet in {bet for _, bet in wagers} if not offered(ctx, bet)}
+    refused = {bet for bet in set(map(_bet_of_key, wagers)) if not offered(ctx, bet)}
     if not refused:
         return []
     section = ctx.section("§ 641a.7(d)", "§ 643a.7")

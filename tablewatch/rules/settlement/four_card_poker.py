@@ -46,11 +46,14 @@ def settle_four_card_poker(view: RoundView, config: TableConfig) -> Settlement:
     out = Settlement()
     cards_at = view.cards
     dealer_cards = cards_at.get("dealer", [])
-    dealer = best4of6(dealer_cards) if len(dealer_cards) == 6 and distinct(dealer_cards) else None
+    one_deck = view.no_repeated_card  # the usual round: no hand to check for a repeated card
+    dealer = None
+    if len(dealer_cards) == 6 and (one_deck or distinct(dealer_cards)):
+        dealer = best4of6(dealer_cards)
     hands: dict[int, int] = {}
     for seat in view.dealt_seats():
         cards = cards_at[SEAT_TARGETS[seat]]  # dealt: it has cards
-        if len(cards) == 5 and distinct(cards):
+        if len(cards) == 5 and (one_deck or distinct(cards)):
             hands[seat] = best4of5(cards)
     for seat in view.seats():
         hand = hands.get(seat)

@@ -62,14 +62,15 @@ def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
     five: dict[int, tuple[str, ...]] = {}
     three: dict[int, tuple[str, ...]] = {}
     both = len(community) == 2
+    one_deck = view.no_repeated_card  # the usual round: no hand to check for a repeated card
     for seat in view.dealt_seats():
         cards = cards_at[SEAT_TARGETS[seat]]  # dealt: it has cards
-        if len(cards) != 3 or not distinct(cards):
+        if len(cards) != 3 or not (one_deck or distinct(cards)):
             continue
         three[seat] = three_card_names(strength3(cards), cards)
         if both:
             hand = cards + community
-            if distinct(hand):
+            if one_deck or distinct(hand):
                 five[seat] = five_card_names(strength5(hand))
     wagers = view.wagers
     main = config.paytables["main"]
@@ -108,7 +109,7 @@ def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
             _hand_bonus(out, view, config, seat, five[seat])
         if (seat, "six_card_bonus") in wagers and len(bonus) == 3:
             six_cards = [*view.seat_cards(seat), *bonus]
-            if distinct(six_cards):
+            if one_deck or distinct(six_cards):
                 six = five_card_names(best5of6(six_cards))
                 _table_wager(out, view, config, seat, "six_card_bonus", six)
     _envy(out, view, three, "progressive", config.envy_per_dollar, THREE_CARD_ENVY_SECTIONS)
