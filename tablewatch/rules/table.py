@@ -284,18 +284,22 @@ def fold_events(
     """
     for index, event in enumerate(events):
         table = tables.get(event.table_id)
-        if table is not None and (current := table.open_round) is not None:
-            collect = current.collectors.get(type(event))
+        if (
+            table is not None
+            and (current := table.open_round) is not None
+            and (collect := current.collectors.get(type(event))) is not None
+        ):
             mid: AnyRoundEvent = event  # type: ignore[assignment]  # collected: a round event
+            seq = mid.seq
+            window = table.window
             if (
-                collect is not None
-                and mid.round_id == current.round_id
-                and mid.seq == table.last_seq + 1  # type: ignore[operator]  # a round is open
-                and (event_id := mid.event_id) not in (window := table.window).ids
+                mid.round_id == current.round_id
+                and seq == table.last_seq + 1  # type: ignore[operator]  # a round is open
+                and (event_id := mid.event_id) not in (ids := window.ids)
             ):
-                window.ids.add(event_id)  # is_duplicate: not in the window (trimmed later)
+                ids.add(event_id)  # is_duplicate: not in the window (trimmed later)
                 window.order.append(event_id)
-                table.last_seq = mid.seq
+                table.last_seq = seq
                 collect.append(mid)  # Round.apply
                 current.last_ts = mid.ts
                 continue
