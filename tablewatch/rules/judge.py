@@ -122,21 +122,21 @@ def judge_round(
         findings.extend(jackpot_not_validated.check(ctx))
     findings.extend(round_incomplete.check(ctx, incomplete_reason))
     start = rnd.start
-    return RoundResult(
-        table_id=rnd.table_id,
-        round_id=rnd.round_id,
-        game=config.game,
-        start_ts=rnd.ts,
-        end_ts=rnd.last_ts,
-        dealer_id=start.dealer_id if start else None,
-        deck_id=start.deck_id if start else None,
-        seats=len(view.seats()),
-        wagered=sum(map(_amount, view.wagers.values())),
-        paid=sum(map(_paid, rnd.settles)) + sum(map(_paid, rnd.envy)),
-        voided=rnd.void is not None,
-        complete=complete,
-        findings=tuple(findings),
-        _context=ctx,
+    return RoundResult(  # in field order: table_id, round_id, game, start_ts, end_ts, ...
+        rnd.table_id,
+        rnd.round_id,
+        config.game,
+        rnd.ts,
+        rnd.last_ts,
+        start.dealer_id if start else None,  # dealer_id
+        start.deck_id if start else None,  # deck_id
+        len(view.seats()),  # seats
+        sum(map(_amount, view.wagers.values())),  # wagered
+        sum(map(_paid, rnd.settles)) + sum(map(_paid, rnd.envy)),  # paid
+        rnd.void is not None,  # voided
+        complete,
+        tuple(findings),
+        ctx,
     )
 
 

@@ -99,7 +99,11 @@ def view_round(rnd: Round) -> RoundView:
             cards[to].append(card)
     decisions: dict[int, list[Decision]] = {}
     for decision in rnd.decisions:
-        decisions.setdefault(decision.seat, []).append(decision)
+        same_seat = decisions.get(decision.seat)
+        if same_seat is None:
+            decisions[decision.seat] = [decision]
+        else:
+            same_seat.append(decision)
     reveals: dict[tuple[str, int | None], Reveal] = {}
     for reveal in rnd.reveals:
         reveals.setdefault((reveal.target, reveal.index), reveal)

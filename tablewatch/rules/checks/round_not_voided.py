@@ -12,6 +12,9 @@ A wrong stub count is its own check (STUB_COUNT_MISMATCH).
 
 from __future__ import annotations
 
+from operator import attrgetter
+from typing import Any
+
 from tablewatch.rules.checks.context import FCP, RoundContext, VoidCause
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.round_view import SEAT_TARGETS
@@ -23,7 +26,8 @@ Areas = tuple[tuple[str, int, str], ...]
 FCP_AREAS: Areas = (("dealer", 6, "the dealer"),)
 LIR_AREAS: Areas = (("community", 2, "the community area"),)
 LIR_AREAS_WITH_BONUS: Areas = (*LIR_AREAS, ("bonus", 3, "the Six Card Bonus area"))
-NO_CARDS: list[object] = []  # a target dealt nothing (read only)
+NO_CARDS: list[Any] = []  # a target dealt nothing (read only)
+_face_up = attrgetter("face_up")
 
 
 def void_causes(ctx: RoundContext) -> list[VoidCause]:
@@ -95,7 +99,7 @@ def _misdeals(ctx: RoundContext, out: list[VoidCause]) -> None:
 
 
 def _early_exposures(ctx: RoundContext, out: list[VoidCause]) -> None:
-    section = ctx.section("§ 641a.13(d)", "§ 643a.13(d)")
+    section = "§ 641a.13(d)" if ctx.game == FCP else "§ 643a.13(d)"
     if ctx.game == FCP:
         target, name, allowed_face_up = "dealer", "a dealer card", 1
         reveal = ctx.view.reveals.get(("dealer", None))
@@ -116,7 +120,10 @@ def _early_exposures(ctx: RoundContext, out: list[VoidCause]) -> None:
                 (exposure.event_id,),
             )
         )
-    face_up = [e for e in ctx.view.card_events.get(target, []) if e.face_up]
+    dealt = ctx.view.card_events.get(target, NO_CARDS)
+    if sum(map(_face_up, dealt)) <= allowed_face_up:
+        return  # the usual round: no card shown that should not be
+    face_up = [e for e in dealt if e.face_up]
     if len(face_up) > allowed_face_up:
         shown = face_up[allowed_face_up:] if ctx.game == FCP else face_up
         for event in shown[:1]:

@@ -14,13 +14,21 @@ from tablewatch.rules.findings import Finding
 CODE = "WAGER_NOT_OFFERED"
 ALWAYS = {"four_card_poker": {"ante"}, "let_it_ride": {"bet1", "bet2", "bet3"}}
 LIR_MAIN = "main"
+NEVER_WAGERED = ("play", "ante_bonus")  # Four Card Poker: made by decision / paid by the house
 _bet_of_key = itemgetter(1)  # (seat, bet) -> bet
 
 
 def check(ctx: RoundContext) -> list[Finding]:
     wagers = ctx.view.wagers
     # Ask once per bet name (a round has many wagers on few bets).
-    refused = {bet for bet in set(map(_bet_of_key, wagers)) if not offered(ctx, bet)}
+    always = ALWAYS[ctx.game]
+    never = NEVER_WAGERED if ctx.game == FCP else ()
+    paytables = ctx.config.paytables  # a side wager is offered if the table has its pay table
+    refused = {
+        bet
+        for bet in set(map(_bet_of_key, wagers))
+        if bet not in always and (bet in never or bet not in paytables)
+    }  # = the bets ``offered`` refuses
     if not refused:
         return []
     section = ctx.section("§ 641a.7(d)", "§ 643a.7")
@@ -46,6 +54,6 @@ def check(ctx: RoundContext) -> list[Finding]:
 def offered(ctx: RoundContext, bet: str) -> bool:
     if bet in ALWAYS[ctx.game]:
         return True
-    if ctx.game == FCP and bet in ("play", "ante_bonus"):
+    if ctx.game == FCP and bet in NEVER_WAGERED:
         return False  # made by decision / paid by the house, never wagered
     return ctx.config.offers(bet)

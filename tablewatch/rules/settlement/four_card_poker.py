@@ -112,25 +112,25 @@ def _settle_seat(
             lines[(seat, "ante_bonus")] = Expected(
                 seat, "ante_bonus", "lose", ante, ante_tables.ANTE_BONUS_SECTION, optional=True
             )
-    if (seat, "aces_up") in wagers:
-        _table_wager(out, view, config, seat, "aces_up", names)
+    wager = wagers.get((seat, "aces_up"))
+    if wager is not None:
+        _table_wager(out, config, seat, "aces_up", wager.amount, names)
     wager = wagers.get((seat, "progressive"))
     stake = wager.amount if wager else 0
     if stake and folded:
         lines[(seat, "progressive")] = Expected(seat, "progressive", "lose", stake, FORFEIT_SECTION)
     elif stake:
-        _table_wager(out, view, config, seat, "progressive", names)
+        _table_wager(out, config, seat, "progressive", stake, names)
 
 
 def _table_wager(
     out: Settlement,
-    view: RoundView,
     config: TableConfig,
     seat: int,
     bet: str,
+    stake: int,
     names: tuple[str, ...],
 ) -> None:
-    stake = view.amount(seat, bet)
     table = config.paytables.get(bet)
     if not stake or table is None:
         return

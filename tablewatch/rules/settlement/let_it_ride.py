@@ -79,39 +79,39 @@ def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
             continue  # a misdeal (the round must be voided) or a repeated card: nothing to price
         _main_bets(out, view, config, main, seat, five[seat])
         # Side wagers, each priced only if placed (most seats play one or two).
-        if (seat, "five_card_bonus") in wagers:
-            _table_wager(out, view, config, seat, "five_card_bonus", five[seat])
-        if (seat, "three_card_bonus") in wagers:
-            _table_wager(out, view, config, seat, "three_card_bonus", three[seat])
-        if (seat, "progressive") in wagers:
+        if wager := wagers.get((seat, "five_card_bonus")):
+            _table_wager(out, config, seat, "five_card_bonus", wager.amount, five[seat])
+        if wager := wagers.get((seat, "three_card_bonus")):
+            _table_wager(out, config, seat, "three_card_bonus", wager.amount, three[seat])
+        if wager := wagers.get((seat, "progressive")):
             _table_wager(
                 out,
-                view,
                 config,
                 seat,
                 "progressive",
+                wager.amount,
                 three[seat],
                 THREE_CARD_VALIDATION,
                 THREE_CARD_INVENTORY,
             )
-        if (seat, "five_card_progressive") in wagers:
+        if wager := wagers.get((seat, "five_card_progressive")):
             _table_wager(
                 out,
-                view,
                 config,
                 seat,
                 "five_card_progressive",
+                wager.amount,
                 five[seat],
                 FIVE_CARD_VALIDATION,
                 FIVE_CARD_INVENTORY,
             )
-        if (seat, "five_card_hand_bonus") in wagers:
-            _hand_bonus(out, view, config, seat, five[seat])
-        if (seat, "six_card_bonus") in wagers and len(bonus) == 3:
+        if wager := wagers.get((seat, "five_card_hand_bonus")):
+            _hand_bonus(out, config, seat, wager.amount, five[seat])
+        if (wager := wagers.get((seat, "six_card_bonus"))) and len(bonus) == 3:
             six_cards = [*view.seat_cards(seat), *bonus]
             if one_deck or distinct(six_cards):
                 six = five_card_names(best5of6(six_cards))
-                _table_wager(out, view, config, seat, "six_card_bonus", six)
+                _table_wager(out, config, seat, "six_card_bonus", wager.amount, six)
     _envy(out, view, three, "progressive", config.envy_per_dollar, THREE_CARD_ENVY_SECTIONS)
     _envy(
         out,
@@ -169,15 +169,14 @@ def _main_bets(
 
 def _table_wager(
     out: Settlement,
-    view: RoundView,
     config: TableConfig,
     seat: int,
     bet: str,
+    stake: int,
     names: tuple[str, ...],
     validation: str | None = None,
     inventory: str | None = None,
 ) -> None:
-    stake = view.amount(seat, bet)
     table = config.paytables.get(bet)
     if not stake or table is None:
         return
@@ -202,10 +201,9 @@ def _table_wager(
 
 
 def _hand_bonus(
-    out: Settlement, view: RoundView, config: TableConfig, seat: int, names: tuple[str, ...]
+    out: Settlement, config: TableConfig, seat: int, stake: int, names: tuple[str, ...]
 ) -> None:
     """Five Card Hand Bonus: a floorperson verifies 500 for 1 and up, and meter payouts."""
-    stake = view.amount(seat, "five_card_hand_bonus")
     table = config.paytables.get("five_card_hand_bonus")
     if not stake or table is None:
         return
