@@ -162,11 +162,13 @@ def latency(root: Path, rate: float, seconds: float) -> dict[str, Any]:
 
         delays: list[int] = []
         rebalances: list[int] = []
+        waiting: list[int] = []  # batches judged and not yet written
 
         def poll() -> None:
             while not stop.is_set():
                 metrics = get_json(port, "/metrics")
                 delays.append(metrics["consumer_delay_ms"])
+                waiting.append(metrics["batches_waiting"])
                 rebalances.append(metrics["rebalances"])
                 rows = worker_query(
                     port,
@@ -215,6 +217,7 @@ def latency(root: Path, rate: float, seconds: float) -> dict[str, Any]:
         "latency_ms_max": round(1000 * waits[-1]),
         "consumer_delay_ms_p50": sorted(delays)[len(delays) // 2],
         "consumer_delay_ms_max": max(delays),
+        "batches_waiting_max": max(waiting),
         "rebalances_during_run": rebalances[-1] - rebalances[0],
     }
 
