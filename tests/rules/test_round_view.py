@@ -33,7 +33,7 @@ def _round(seat_5: tuple[str, str, str], *, bet3_again: bool = False) -> TableSc
 
 def _context(script: TableScript) -> RoundContext:
     events = [e for e in script.events if isinstance(e, RoundEvent)]
-    rnd = fold_round(script.table_id, "R-1", events)  # type: ignore[arg-type]
+    rnd = fold_round(script.table_id, "R-1", events)
     view = view_round(rnd)
     config = configs()[script.table_id]
     return RoundContext(rnd, view, config, "hand", expected_settlement(view, config))
