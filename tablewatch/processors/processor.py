@@ -81,8 +81,8 @@ class LiveProcessor(Generic[Token]):
         self._batch: Batch[Token] = Batch()
         self._waiting: dict[str, list[Token]] = {}  # tokens of each table's open round
         self._last_seen: dict[str, float] = {}  # table_id -> wall clock of its last event
-        self._offsets: dict[str, int] = {}  # table_id -> offset of its last message applied
-        self._restored_at: dict[str, int] = {}  # table_id -> offset its saved state includes
+        # table_id -> offset of its last message applied (by this process or in its saved state)
+        self._offsets: dict[str, int] = {}
         self._unsaved: set[str] = set()  # tables between rounds whose snapshot is not taken yet
         # table_id -> partition its messages come from; a table is in it once seen (restored)
         self._partition: dict[str, int] = {}
@@ -93,7 +93,7 @@ class LiveProcessor(Generic[Token]):
             return None
         table, offset = restore(data, config)
         if offset is not None:
-            self._restored_at[table_id] = offset
+            self._offsets[table_id] = offset
         return table
 
     # ---- one message ---------------------------------------------------------------------
@@ -124,7 +124,7 @@ class LiveProcessor(Generic[Token]):
             return
         self._batch.events.append(event_row(raw, event, partition, offset, int(now * 1000)))
         if self._applied_before(event.table_id, partition, offset):
-            self.counters.redelivered += 1  # its effects are in the saved state already
+            self.counters.redelivered += 1  # applied already (here or in the saved state)
             self._batch.acks.append(token)
             return
         if event.table_id in self._unsaved:
@@ -148,10 +148,7 @@ class LiveProcessor(Generic[Token]):
             self._partition[table_id] = partition
             self.auditor.ensure_table(table_id)  # restores the saved state, if any
         last = self._offsets.get(table_id)
-        if last is not None and offset <= last:
-            return True
-        restored = self._restored_at.get(table_id)
-        return restored is not None and offset <= restored
+        return last is not None and offset <= last
 
     def close_silent_rounds(self) -> int:
         """Judge rounds with no event for ``silence_ms`` as incomplete; returns how many."""
@@ -223,7 +220,7 @@ class LiveProcessor(Generic[Token]):
         for table_id in dropped:
             self.auditor.forget(table_id)
             per_table: tuple[dict[str, Any], ...] = (
-                self._waiting, self._last_seen, self._offsets, self._restored_at, self._partition
+                self._waiting, self._last_seen, self._offsets, self._partition
             )  # fmt: skip
             for values in per_table:
                 values.pop(table_id, None)

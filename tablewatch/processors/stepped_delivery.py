@@ -122,8 +122,8 @@ class SteppedDeliveryConsumer(aiokafka_driver.Consumer):
         so the commit passes messages never processed (seen here: a restarted
         worker lost messages). With the flow stopped, the drain loop drops the
         rest of the old batch and reads again from the committed offsets; what
-        was delivered twice is recognised by the processor (by event_id and the
-        tables' saved offsets).
+        was delivered twice is skipped by the processor (at or below the offset
+        its table last applied).
         """
         resume = self.flow_active
         self.stop_flow()
