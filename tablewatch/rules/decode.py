@@ -213,8 +213,3 @@ def peek_field(raw: bytes | str, name: str, max_bytes: int | None = None) -> str
         if isinstance(value, str) and value:
             return value[:128]
     return None
-    if isinstance(obj, dict):
-        value = obj.get("event_id")
-        if isinstance(value, str) and value:
-            return value[:128]
-    return None

@@ -111,17 +111,8 @@ class Round:
     @property
     def event_count(self) -> int:
         """Round events applied (counted when asked: the fold's fast path only appends)."""
-        collected = (
-            self.wager_events,
-            self.cards,
-            self.decisions,
-            self.reveals,
-            self.stub_counts,
-            self.exposures,
-            self.settles,
-            self.envy,
-        )
-        return self.others + sum(len(events) for events in collected)
+        lists = {id(events): events for events in self.collectors.values()}  # each list once
+        return self.others + sum(map(len, lists.values()))
 
     @property
     def ts(self) -> str:
