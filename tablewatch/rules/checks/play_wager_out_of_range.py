@@ -14,13 +14,11 @@ CODE = "PLAY_WAGER_OUT_OF_RANGE"
 def check(ctx: RoundContext) -> list[Finding]:
     if ctx.game != FCP:
         return []
-    wagers = ctx.view.wagers
     out = []
     for decision in ctx.rnd.decisions:
         if decision.action != "play" or decision.amount is None:
             continue
-        wager = wagers.get((decision.seat, "ante"))
-        ante = wager.amount if wager else 0
+        ante = ctx.view.amount(decision.seat, "ante")
         if ante and ante <= decision.amount <= 3 * ante:
             continue
         bound = ante if decision.amount < ante or not ante else 3 * ante

@@ -64,19 +64,8 @@ def _misdeals(ctx: RoundContext, out: list[VoidCause]) -> None:
     seats = view.seats()
     if view.dealt_seats() != seats:  # usually the same seats
         seats = sorted(set(seats) | set(view.dealt_seats()))
-    cards = view.cards
     for seat in seats:
-        target = SEAT_TARGETS[seat]
-        got = len(cards.get(target, NO_CARDS))
-        if got != need:
-            events = view.card_events.get(target, [])
-            out.append(
-                VoidCause(
-                    f"seat {seat} was dealt {got} card(s), not {need}",
-                    ctx.section("§ 641a.13(c)", "§ 643a.13(c)"),
-                    tuple(e.event_id for e in events[-need - 1 :]),
-                )
-            )
+        _short_dealt(ctx, out, SEAT_TARGETS[seat], need, seat)
     if not seats:
         return
     if ctx.game == FCP:
@@ -86,20 +75,29 @@ def _misdeals(ctx: RoundContext, out: list[VoidCause]) -> None:
     else:
         areas = LIR_AREAS
     for target, count, name in areas:
-        got = len(cards.get(target, NO_CARDS))
-        if got != count:
-            events = view.card_events.get(target, [])
-            out.append(
-                VoidCause(
-                    f"{name} was dealt {got} card(s), not {count}",
-                    ctx.section("§ 641a.13(c)", "§ 643a.13(c)"),
-                    tuple(e.event_id for e in events[-count - 1 :]),
-                )
-            )
+        _short_dealt(ctx, out, target, count, name)
+
+
+def _short_dealt(
+    ctx: RoundContext, out: list[VoidCause], target: str, need: int, who: int | str
+) -> None:
+    """A misdeal if ``target`` (a seat, or an area named ``who``) was not dealt ``need`` cards."""
+    got = len(ctx.view.cards.get(target, NO_CARDS))
+    if got == need:
+        return
+    events = ctx.view.card_events.get(target, NO_CARDS)
+    name = f"seat {who}" if isinstance(who, int) else who
+    out.append(
+        VoidCause(
+            f"{name} was dealt {got} card(s), not {need}",
+            ctx.section("§ 641a.13(c)", "§ 643a.13(c)"),
+            tuple(e.event_id for e in events[-need - 1 :]),
+        )
+    )
 
 
 def _early_exposures(ctx: RoundContext, out: list[VoidCause]) -> None:
-    section = "§ 641a.13(d)" if ctx.game == FCP else "§ 643a.13(d)"
+    section = ctx.section("§ 641a.13(d)", "§ 643a.13(d)")
     if ctx.game == FCP:
         target, name, allowed_face_up = "dealer", "a dealer card", 1
         reveal = ctx.view.reveals.get(("dealer", None))

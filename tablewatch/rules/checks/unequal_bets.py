@@ -12,15 +12,10 @@ MAIN_BETS = ("bet1", "bet2", "bet3")
 def check(ctx: RoundContext) -> list[Finding]:
     if ctx.game != LIR:
         return []
-    wagers = ctx.view.wagers
+    amount = ctx.view.amount
     out = []
     for seat in ctx.view.seats():
-        one, two, three = (
-            wagers.get((seat, "bet1")),
-            wagers.get((seat, "bet2")),
-            wagers.get((seat, "bet3")),
-        )
-        amounts = [one.amount if one else 0, two.amount if two else 0, three.amount if three else 0]
+        amounts = [amount(seat, bet) for bet in MAIN_BETS]
         if amounts[0] == amounts[1] == amounts[2]:
             continue  # three equal wagers, or none
         ids = [i for bet in MAIN_BETS for i in _ids(ctx, seat, bet)]

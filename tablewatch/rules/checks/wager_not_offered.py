@@ -21,14 +21,7 @@ _bet_of_key = itemgetter(1)  # (seat, bet) -> bet
 def check(ctx: RoundContext) -> list[Finding]:
     wagers = ctx.view.wagers
     # Ask once per bet name (a round has many wagers on few bets).
-    always = ALWAYS[ctx.game]
-    never = NEVER_WAGERED if ctx.game == FCP else ()
-    paytables = ctx.config.paytables  # a side wager is offered if the table has its pay table
-    refused = {
-        bet
-        for bet in set(map(_bet_of_key, wagers))
-        if bet not in always and (bet in never or bet not in paytables)
-    }  # = the bets ``offered`` refuses
+    refused = {bet for bet in set(map(_bet_of_key, wagers)) if not offered(ctx, bet)}
     if not refused:
         return []
     section = ctx.section("§ 641a.7(d)", "§ 643a.7")

@@ -67,8 +67,7 @@ class PayoutLimit(msgspec.Struct, frozen=True, gc=False):
 @dataclass(slots=True)
 class Settlement:
     """Every wager's line; ``jackpots`` and ``ante_bonus`` tell the checks whether a line
-    they look for may be among them (set by :meth:`add`: a line with a section, an Ante
-    bonus due, must be added by it; others may be stored in ``lines`` directly)."""
+    they look for may be among them (kept by :meth:`add`: every line goes through it)."""
 
     lines: dict[WagerKey, Expected] = field(default_factory=dict)
     envy: list[ExpectedEnvy] = field(default_factory=list)

@@ -73,35 +73,16 @@ def _settle_seat(
     dealer: int | None,
 ) -> None:
     names = four_card_names(hand)
-    wagers = view.wagers
-    lines = out.lines  # lines with no section to flag (see Settlement.add)
-    wager = wagers.get((seat, "ante"))
-    ante = wager.amount if wager else 0
+    ante = view.amount(seat, "ante")
     play = _play_amount(view, seat)
     folded = ante > 0 and play == 0
-    if ante:
-        if folded:
-            lines[(seat, "ante")] = Expected(seat, "ante", "lose", ante, FORFEIT_SECTION)
-        elif dealer is not None:
-            lines[(seat, "ante")] = Expected(
-                seat,
-                "ante",
-                "win" if hand >= dealer else "lose",
-                ante,
-                COMPARE_SECTION,
-                None,
-                ANTE_AND_PLAY,
-            )
-    if play and dealer is not None:
-        lines[(seat, "play")] = Expected(
-            seat,
-            "play",
-            "win" if hand >= dealer else "lose",
-            play,
-            COMPARE_SECTION,
-            None,
-            ANTE_AND_PLAY,
-        )
+    compared = None if dealer is None else ("win" if hand >= dealer else "lose")
+    if ante and folded:
+        out.add(Expected(seat, "ante", "lose", ante, FORFEIT_SECTION))
+    elif ante and compared:
+        out.add(Expected(seat, "ante", compared, ante, COMPARE_SECTION, odds=ANTE_AND_PLAY))
+    if play and compared:
+        out.add(Expected(seat, "play", compared, play, COMPARE_SECTION, odds=ANTE_AND_PLAY))
     if ante and play:
         bonus = ante_tables.ANTE_BONUS.odds_for(names)
         if bonus is not None:
@@ -109,16 +90,15 @@ def _settle_seat(
                 Expected(seat, "ante_bonus", "win", ante, ante_tables.ANTE_BONUS_SECTION, *bonus)
             )
         else:
-            lines[(seat, "ante_bonus")] = Expected(
-                seat, "ante_bonus", "lose", ante, ante_tables.ANTE_BONUS_SECTION, optional=True
+            out.add(
+                Expected(
+                    seat, "ante_bonus", "lose", ante, ante_tables.ANTE_BONUS_SECTION, optional=True
+                )
             )
-    wager = wagers.get((seat, "aces_up"))
-    if wager is not None:
-        _table_wager(out, config, seat, "aces_up", wager.amount, names)
-    wager = wagers.get((seat, "progressive"))
-    stake = wager.amount if wager else 0
+    _table_wager(out, config, seat, "aces_up", view.amount(seat, "aces_up"), names)
+    stake = view.amount(seat, "progressive")
     if stake and folded:
-        lines[(seat, "progressive")] = Expected(seat, "progressive", "lose", stake, FORFEIT_SECTION)
+        out.add(Expected(seat, "progressive", "lose", stake, FORFEIT_SECTION))
     elif stake:
         _table_wager(out, config, seat, "progressive", stake, names)
 
@@ -136,7 +116,7 @@ def _table_wager(
         return
     won = table.odds_for(names)
     if won is None:
-        out.lines[(seat, bet)] = Expected(seat, bet, "lose", stake, table.section)
+        out.add(Expected(seat, bet, "lose", stake, table.section))
         return
     hand, odds = won
     progressive = bet == "progressive"

@@ -182,7 +182,7 @@ def _table_wager(
         return
     won = table.odds_for(names)
     if won is None:
-        out.lines[(seat, bet)] = Expected(seat, bet, "lose", stake, table.section)
+        out.add(Expected(seat, bet, "lose", stake, table.section))
         return
     hand, odds = won
     out.add(
