@@ -497,6 +497,7 @@ def test_round_not_voided_after_misdeal_and_shoe_fault() -> None:
     found = audit([t])
     assert codes(found) == ["ROUND_NOT_VOIDED"]
     assert found[0].regulation == "§ 643a.13(c)"
+    assert found[0].message.startswith("seat 2 was dealt 2 card(s), not 3:")
     f = fcp_table("FCP-1", "automated_shoe")
     f.round_start("R-1", "D-1")
     f.wager(2, "ante", 1000)
@@ -514,6 +515,33 @@ def test_round_not_voided_after_misdeal_and_shoe_fault() -> None:
 
 
 # ---- DUPLICATE_CARD --------------------------------------------------------------------------
+
+
+def _lir_community_dealt(community: tuple[str, ...]) -> TableScript:
+    t = lir_table()
+    t.round_start("R-1", "D-1")
+    for bet in ("bet1", "bet2", "bet3"):
+        t.wager(2, bet, 2500)
+    t.lockout()
+    t.cards("seat:2", ("2c", "5d", "9h"))  # no pair with 7s Jd: every bet loses
+    t.cards("community", community)
+    t.reveal("community", 1)
+    t.reveal("community", 2)
+    for bet in ("bet1", "bet2", "bet3"):
+        t.settle(2, bet, "lose")
+    t.round_end()
+    return t
+
+
+def test_round_not_voided_after_a_short_deal_to_the_community_area() -> None:
+    found = audit([_lir_community_dealt(("7s",))])
+    assert codes(found) == ["ROUND_NOT_VOIDED"]
+    assert found[0].regulation == "§ 643a.13(c)"
+    assert found[0].message.startswith("the community area was dealt 1 card(s), not 2:")
+
+
+def test_community_area_dealt_two_cards_twin() -> None:
+    assert audit([_lir_community_dealt(("7s", "Jd"))]) == []
 
 
 def test_duplicate_card() -> None:
