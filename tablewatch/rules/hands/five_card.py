@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 from tablewatch.rules.hands.colex import all_combinations
 from tablewatch.rules.hands.keyed_tables import (
+    FLUSH_OFFSET_5,
     RANK_KEYS_5,
     KeyedTables,
     best_of_batch,
@@ -64,7 +65,7 @@ def rank_strength5(ranks: tuple[int, ...], flush: bool) -> int:
 
 @cache
 def keyed_tables5() -> KeyedTables:
-    return build_keyed_tables(5, RANK_KEYS_5, rank_strength5)
+    return build_keyed_tables(5, RANK_KEYS_5, rank_strength5, FLUSH_OFFSET_5)
 
 
 # Filled in place on first use; _V5 last, as an empty _V5 is the "not built" signal.

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from tablewatch.rules.hands.colex import all_combinations
 from tablewatch.rules.hands.keyed_tables import (
+    FLUSH_OFFSET_4,
     RANK_KEYS_4,
     RANK_KEYS_5,
     SUIT_MASK,
@@ -73,7 +74,7 @@ def _best4_of_ranks(ranks: tuple[int, ...]) -> int:
 
 @cache
 def keyed_tables4() -> KeyedTables:
-    return build_keyed_tables(4, RANK_KEYS_4, rank_strength4)
+    return build_keyed_tables(4, RANK_KEYS_4, rank_strength4, FLUSH_OFFSET_4)
 
 
 # Scalar lookup lists, filled in place on first use; _V45 is filled last, _V4 just

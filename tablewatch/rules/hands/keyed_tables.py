@@ -16,14 +16,17 @@ non-flush hands, so the two regions interleave instead of doubling the table.
 A scalar evaluation is five list lookups, four additions and two more lookups.
 
 The rank keys were found once by a greedy search (each key the smallest value
-above the previous one that keeps all the multiset sums distinct); they are
-hard-coded and re-checked whenever tables are built.
+above the previous one that keeps all the multiset sums distinct), and the
+flush offsets once by :func:`free_offset`; both are hard-coded and re-checked
+whenever tables are built (searching for the offset again took about a third
+of the build, which every audit pays on its first hand).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import combinations, combinations_with_replacement
 
 import numpy as np
@@ -41,12 +44,19 @@ MAX_ROW_CARDS = 7
 RANK_KEYS_5 = (0, 1, 5, 22, 94, 312, 992, 2422, 5624, 12522, 19998, 43258, 79415)
 RANK_KEYS_4 = (0, 1, 5, 21, 55, 153, 368, 856, 1424, 2603, 4967, 8194, 13663)
 RANK_KEYS_3 = (0, 1, 4, 13, 32, 71, 124, 218, 375, 572, 744, 1208, 1556)
+# Where each size's flush region starts (free_offset of its tables, found once).
+FLUSH_OFFSET_5 = 7878
+FLUSH_OFFSET_4 = 18498
+FLUSH_OFFSET_3 = 2762
 
 RankEvaluator = Callable[[tuple[int, ...], bool], int]
 """``(ranks in descending order, is_flush) -> strength``."""
 
 
-@dataclass(frozen=True, slots=True)
+Arrays = tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32]]
+
+
+@dataclass(slots=True, eq=False)
 class KeyedTables:
     """Lookup data for one hand size, as Python lists (scalar) and arrays (batch)."""
 
@@ -54,22 +64,37 @@ class KeyedTables:
     card_values: list[int]
     flush_offset: list[int]
     table: list[int]
-    card_values_np: npt.NDArray[np.int32]
-    flush_offset_np: npt.NDArray[np.int32]
-    table_np: npt.NDArray[np.int32]
+    _arrays: Arrays | None = None
+
+    def arrays(self) -> Arrays:
+        """(card values, flush offsets, table) as read-only arrays, made on first use: the
+        scalar evaluators (an audit) never need them."""
+        if self._arrays is None:
+            self._arrays = (
+                _frozen(self.card_values),
+                _frozen(self.flush_offset),
+                _frozen(self.table),
+            )
+        return self._arrays
 
 
 def card_values(rank_keys: Sequence[int]) -> list[int]:
     return [rank_keys[c >> 2] << SUIT_BITS | 1 << 3 * (c & 3) for c in range(DECK_SIZE)]
 
 
-def rank_multisets(size: int, max_copies: int = 4) -> list[tuple[int, ...]]:
-    """Every multiset of ``size`` ranks (no rank more than ``max_copies`` times), descending."""
-    return [
+@cache
+def rank_multisets(size: int, max_copies: int = 4) -> tuple[tuple[int, ...], ...]:
+    """Every multiset of ``size`` ranks (no rank more than ``max_copies`` times), descending.
+
+    A rank is in a sorted multiset more than ``max_copies`` times exactly when
+    it is also ``max_copies`` places further on.
+    """
+    over = range(size - max_copies)
+    return tuple(
         ms
         for ms in combinations_with_replacement(range(12, -1, -1), size)
-        if all(ms.count(r) <= max_copies for r in set(ms))
-    ]
+        if not any(ms[i] == ms[i + max_copies] for i in over)
+    )
 
 
 def rank_sum(ranks: Sequence[int], rank_keys: Sequence[int]) -> int:
@@ -93,15 +118,21 @@ def build_rank_sum_table(
 
 
 def build_keyed_tables(
-    hand_size: int, rank_keys: Sequence[int], evaluate: RankEvaluator
+    hand_size: int, rank_keys: Sequence[int], evaluate: RankEvaluator, offset: int | None = None
 ) -> KeyedTables:
-    """Tables for ``hand_size``-card hands scored by ``evaluate``."""
+    """Tables for ``hand_size``-card hands scored by ``evaluate``; the flush region starts
+    at ``offset`` (checked), or at :func:`free_offset` if it is None."""
     plain = build_rank_sum_table(hand_size, rank_keys, lambda ranks: evaluate(ranks, False))
     suited = {
         rank_sum(ranks, rank_keys): evaluate(ranks, True)
         for ranks in combinations(range(12, -1, -1), hand_size)
     }
-    offset = _free_offset(plain, list(suited))
+    if offset is None:
+        offset = free_offset(plain, list(suited))
+    elif offset < 1 or any(
+        offset + key < len(plain) and plain[offset + key] != NO_HAND for key in suited
+    ):
+        raise AssertionError(f"flush offset {offset} lands {hand_size}-card flushes on used slots")
     table = plain + [NO_HAND] * max(0, offset + max(suited) + 1 - len(plain))
     for key, value in suited.items():
         table[offset + key] = value
@@ -115,13 +146,10 @@ def build_keyed_tables(
         card_values=values,
         flush_offset=flush_offset,
         table=table,
-        card_values_np=_frozen(values),
-        flush_offset_np=_frozen(flush_offset),
-        table_np=_frozen(table),
     )
 
 
-def _free_offset(plain: list[int], keys: list[int]) -> int:
+def free_offset(plain: list[int], keys: list[int]) -> int:
     """Smallest ``offset >= 1`` with every ``plain[offset + key]`` unused (or past the end)."""
     used = np.flatnonzero(np.array(plain) != NO_HAND)
     key_arr = np.array(keys, dtype=np.int64)
@@ -162,7 +190,7 @@ def best_of_batch(cards: npt.ArrayLike, width: int, tables: KeyedTables) -> npt.
     arr = as_card_rows(cards, width)
     n = arr.shape[0]
     out = np.empty(n, dtype=np.int32)
-    values, flush, table = tables.card_values_np, tables.flush_offset_np, tables.table_np
+    values, flush, table = tables.arrays()
     drops = list(combinations(range(width), width - tables.hand_size))
     for start in range(0, n, CHUNK_ROWS):
         chunk = arr[start : start + CHUNK_ROWS]

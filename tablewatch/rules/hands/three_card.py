@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from tablewatch.rules.hands.colex import all_combinations
 from tablewatch.rules.hands.keyed_tables import (
+    FLUSH_OFFSET_3,
     RANK_KEYS_3,
     KeyedTables,
     best_of_batch,
@@ -61,7 +62,7 @@ def rank_strength3(ranks: tuple[int, ...], flush: bool) -> int:
 
 @cache
 def keyed_tables3() -> KeyedTables:
-    return build_keyed_tables(3, RANK_KEYS_3, rank_strength3)
+    return build_keyed_tables(3, RANK_KEYS_3, rank_strength3, FLUSH_OFFSET_3)
 
 
 _V3: list[int] = []
