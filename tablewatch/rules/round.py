@@ -39,8 +39,7 @@ class Round:
     round_id: str
     start: RoundStart | None = None
     wager_events: list[Wager | WagerRemoved] = field(default_factory=list)
-    lockout: Lockout | None = None
-    extra_lockouts: list[Lockout] = field(default_factory=list)
+    lockouts: list[Lockout] = field(default_factory=list)  # "no more bets": one, normally
     cards: list[CardDealt] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
     reveals: list[Reveal] = field(default_factory=list)
@@ -54,7 +53,7 @@ class Round:
     meter: int | None = None  # the last progressive meter reading seen
     first_ts: str = ""
     last_ts: str = ""
-    others: int = 0  # events applied that no list below collects (start, lockout, void, end)
+    others: int = 0  # events applied that no list below collects (start, void, end)
     # event type -> the list above that collects it (the types that come many per
     # round; ``table.fold_events`` appends to them directly)
     collectors: dict[type, list[Any]] = field(init=False, repr=False, compare=False)
@@ -70,6 +69,7 @@ class Round:
             EnvyPayout: self.envy,
             StubCount: self.stub_counts,
             CardExposed: self.exposures,
+            Lockout: self.lockouts,
         }
 
     def apply(self, event: AnyRoundEvent) -> None:
@@ -84,12 +84,7 @@ class Round:
             collect.append(event)
             return
         self.others += 1
-        if isinstance(event, Lockout):
-            if self.lockout is None:
-                self.lockout = event
-            else:
-                self.extra_lockouts.append(event)
-        elif isinstance(event, RoundStart):
+        if isinstance(event, RoundStart):
             self.start = event
         elif isinstance(event, Void):
             self.void = self.void or event
@@ -107,6 +102,11 @@ class Round:
 
     def observe_meter(self, meter: Meter) -> None:
         self.meter = meter.amount
+
+    @property
+    def lockout(self) -> Lockout | None:
+        """The round's first lockout (when betting closed), if any."""
+        return self.lockouts[0] if self.lockouts else None
 
     @property
     def event_count(self) -> int:
