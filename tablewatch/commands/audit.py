@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -19,6 +22,34 @@ from tablewatch.rules.decode import EventRejected
 from tablewatch.rules.findings import Finding
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+# --jobs auto: inputs from this size (about 300,000 events) are shared among the cores,
+# at most AUTO_JOBS_MAX processes (each share reads every line's table_id, so more
+# processes cost each of them more; measured only on 2 cores: docs/audit.md).
+AUTO_JOBS_BYTES = 64 << 20
+AUTO_JOBS_MAX = 4
+
+
+def _jobs_option(_ctx: click.Context, _param: click.Parameter, value: str) -> int | None:
+    """``--jobs``: a count of processes, or None for ``auto``."""
+    if value == "auto":
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise click.BadParameter(f"{value!r} is neither a count of 1 or more nor 'auto'")
+    return int(value)
+
+
+def jobs_for(files: Sequence[Path], jobs: int | None) -> int:
+    """The processes for ``--jobs`` over ``files`` (``jobs`` None: auto)."""
+    if jobs is not None:
+        return jobs
+    size = 0
+    for path in files:
+        with contextlib.suppress(OSError):  # an unreadable file is reported when read
+            size += path.stat().st_size
+    if size < AUTO_JOBS_BYTES:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cores or 1, AUTO_JOBS_MAX))
 
 
 @click.command()
@@ -40,17 +71,21 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 )
 @click.option(
     "--jobs",
-    default=1,
+    "jobs_option",
+    default="auto",
     show_default=True,
-    type=click.IntRange(min=1),
-    help="Processes to share the tables among (the output is the same).",
+    metavar="N|auto",
+    callback=_jobs_option,
+    help="Processes to share the tables among (the output is the same). auto: one for "
+    f"inputs under {AUTO_JOBS_BYTES >> 20} MB, else one per core (at most {AUTO_JOBS_MAX}).",
 )
-def audit(files: tuple[Path, ...], config_path: Path, fmt: str, jobs: int) -> None:
+def audit(files: tuple[Path, ...], config_path: Path, fmt: str, jobs_option: int | None) -> None:
     """Judge every round in FILES (JSON Lines, tables interleaved) and print the findings.
 
     Exit 0: no findings; 1: findings; 2: unreadable input or configuration
     (bad lines are reported on stderr and the rest is still audited).
     """
+    jobs = jobs_for(files, jobs_option)
     err = Console(stderr=True, highlight=False)
     try:
         configs = load_config(config_path)
