@@ -13,7 +13,8 @@ not counted):
 - decode only: read the file, decode and validate every line;
 - the audit command (``--format json``, output to /dev/null) with each ``--jobs``.
 
-Every figure is the best of ``--repeat`` runs (``time.perf_counter``).
+Every figure is the best of ``--repeat`` runs (``time.perf_counter``), the
+modes measured in turn (decode, audit, audit --jobs 2, decode, ...).
 ``--profile N`` also prints the N costliest functions of a one-process audit
 (cProfile, own time; the profiler slows calls down, so read it as shares).
 """
@@ -133,9 +134,8 @@ def measure(mode: str, events: Path, config: Path, jobs: int, profile: int = 0) 
     return result
 
 
-def best_of(repeat: int, mode: str, events: Path, config: Path, jobs: int = 1) -> dict[str, Any]:
-    runs = [measure(mode, events, config, jobs) for _ in range(repeat)]
-    best = min(runs, key=lambda run: run["seconds"])
+def best_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    best = dict(min(runs, key=lambda run: run["seconds"]))
     best["runs_s"] = [round(run["seconds"], 3) for run in runs]
     return best
 
@@ -144,7 +144,15 @@ def best_of(repeat: int, mode: str, events: Path, config: Path, jobs: int = 1) -
 
 
 def run(events: Path, config: Path, jobs: Sequence[int], repeat: int) -> dict[str, Any]:
-    decode = best_of(repeat, "decode", events, config)
+    # Interleaved (decode, audit with each --jobs, then again): the machine's speed
+    # drifts, and measuring each mode in its own minutes skewed the ratios by up to 40%.
+    decodes: list[dict[str, Any]] = []
+    audits: dict[int, list[dict[str, Any]]] = {n: [] for n in jobs}
+    for _ in range(repeat):
+        decodes.append(measure("decode", events, config, 1))
+        for n in jobs:
+            audits[n].append(measure("audit", events, config, n))
+    decode = best_of(decodes)
     results: dict[str, Any] = {
         "events_file": str(events),
         "bytes": events.stat().st_size,
@@ -155,7 +163,7 @@ def run(events: Path, config: Path, jobs: Sequence[int], repeat: int) -> dict[st
     }
     one: float | None = None
     for n in jobs:
-        audit = best_of(repeat, "audit", events, config, n)
+        audit = best_of(audits[n])
         audit["events_per_s"] = audit["events"] / audit["seconds"]
         audit["rounds_per_s"] = audit["rounds"] / audit["seconds"]
         audit["x_decode"] = audit["seconds"] / decode["seconds"]
