@@ -109,3 +109,19 @@ def test_a_reused_event_id_with_the_next_seq_is_a_duplicate_in_the_window(
     found = [f for _, o in auditor.feed_many(events) for f in findings_of([o])]
     assert auditor.stats.duplicates == 1  # the reused id; the far one left the window
     assert "SEQUENCE_GAP" in codes(found)
+
+
+def test_table_is_duplicate_within_the_window_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each branch of TableState.is_duplicate: a new id, a resend, an id that has left the
+    window but is still in the set until the next trim."""
+    monkeypatch.setattr(table_module, "DEDUP_WINDOW", 4)
+    table = table_module.TableState("LIR-1", configs()["LIR-1"])
+    assert not table.is_duplicate("e0")
+    assert table.is_duplicate("e0")
+    for n in range(1, 5):
+        assert not table.is_duplicate(f"e{n}")  # e0 is now 4 back: out of the window
+    assert "e0" in table.window.ids  # not trimmed yet (TRIM_SLACK)
+    assert not table.is_duplicate("e0")  # so it is new again
+    assert table.is_duplicate("e4") and table.is_duplicate("e0")
+    assert table.duplicates == 3
+    assert table.recent_ids(4) == ["e2", "e3", "e4", "e0"]
