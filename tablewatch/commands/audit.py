@@ -24,7 +24,7 @@ from tablewatch.rules.findings import Finding
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 # --jobs auto: inputs from this size (about 300,000 events) are shared among the cores,
 # at most AUTO_JOBS_MAX processes (each share reads every line's table_id, so more
-# processes cost each of them more; measured only on 2 cores: docs/audit.md).
+# processes cost each of them more; measured only on 2 cores: docs/audit_performance.md).
 AUTO_JOBS_BYTES = 64 << 20
 AUTO_JOBS_MAX = 4
 

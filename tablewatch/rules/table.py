@@ -101,16 +101,15 @@ class TableState:
                 current.apply(mid)
                 return []
         out: list[Outcome] = []
+        gap = None
+        if last_seq is not None and event.seq != last_seq + 1:  # the check, on a gap only
+            round_id = event.round_id if isinstance(event, RoundEvent) else None
+            gap = sequence_gap.check(last_seq, event, round_id)
         if isinstance(event, RoundEvent):
-            gap = None
-            if last_seq is not None and event.seq != last_seq + 1:
-                gap = sequence_gap.check(last_seq, event, event.round_id)
             self._round_event(event, gap, out)
         else:
-            if last_seq is not None and event.seq != last_seq + 1:
-                found = sequence_gap.check(last_seq, event, None)
-                if found is not None:
-                    out.append(found)
+            if gap is not None:
+                out.append(gap)
             self._table_event(event, out)
         return out
 

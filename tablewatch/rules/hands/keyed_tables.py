@@ -25,7 +25,7 @@ of the build, which every audit pays on its first hand).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations, combinations_with_replacement
 
@@ -64,7 +64,7 @@ class KeyedTables:
     card_values: list[int]
     flush_offset: list[int]
     table: list[int]
-    _arrays: Arrays | None = None
+    _arrays: Arrays | None = field(default=None, init=False, repr=False)
 
     def arrays(self) -> Arrays:
         """(card values, flush offsets, table) as read-only arrays, made on first use: the
