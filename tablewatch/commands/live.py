@@ -14,13 +14,16 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Mapping
 from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 import yaml
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from tablewatch.report import money
@@ -138,18 +141,27 @@ def _print_findings(console: Console, bootstrap: str, topic: str, stop: threadin
                              enable_auto_commit=False, consumer_timeout_ms=500)  # fmt: skip
     while not stop.is_set():
         for record in consumer:
-            f = json.loads(record.value)
-            style = SEVERITY_STYLE.get(f["severity"], "")
-            where = f"{f['table_id']} {f['round_id'] or '(table)'}"
-            seat = f" seat {f['seat']}" if f.get("seat") else ""
-            amounts = ""
-            if f.get("expected") is not None or f.get("actual") is not None:
-                amounts = f" expected {money(f['expected'])} actual {money(f['actual'])}"
-            console.print(f"[{style}]{f['severity'].upper():8}[/] {f['check']:27} {where}{seat}"
-                          f"{amounts} [dim]{f['regulation']}[/]")  # fmt: skip
+            console.print(alert_text(json.loads(record.value)))
             if stop.is_set():
                 break
     consumer.close()
+
+
+def alert_text(f: Mapping[str, Any]) -> str:
+    """A finding from the findings topic as the floor reads it (rich markup): severity,
+    check, where, the money, the rule, and on a second line what happened (the money
+    alone can read "expected $0.00 actual $0.00" for a stake collected in a void round)."""
+    style = SEVERITY_STYLE.get(f["severity"], "")
+    seat = f"seat {f['seat']}" if f.get("seat") else ""
+    parts = (f["table_id"], f["round_id"] or "(table)", seat, f.get("bet") or "")
+    where = " ".join(part for part in parts if part)
+    amounts = ""
+    if f.get("expected") is not None or f.get("actual") is not None:
+        amounts = f" expected {money(f['expected'])} actual {money(f['actual'])}"
+    return (
+        f"[{style}]{f['severity'].upper():8}[/] {f['check']:27} {escape(where)}{amounts} "
+        f"[dim]{escape(f['regulation'])}[/]\n{'':9}{escape(f['message'])}"
+    )
 
 
 def _wait_until_caught_up(port: int, sent: int, timeout: float = 120) -> None:
