@@ -60,17 +60,14 @@ class IdWindow:
 
     def add(self, event_id: str) -> bool:
         """Add ``event_id`` unless it is in the window; True if it was added."""
-        if self.is_seen(event_id):
+        # is_seen only for an id in the set (rare): a new id costs one lookup here
+        if event_id in self.ids and self.is_seen(event_id):
             return False
-        self.append_new(event_id)
-        return True
-
-    def append_new(self, event_id: str) -> None:
-        """Add ``event_id``, known not to be in ``ids`` (so in no window)."""
         self.ids.add(event_id)
         self.order.append(event_id)
         if len(self.order) - self.start > self.size + TRIM_SLACK:
             self.trim()
+        return True
 
     def add_all(self, event_ids: Iterable[str]) -> None:
         """:meth:`add` each of ``event_ids``, in order."""

@@ -79,11 +79,7 @@ class TableState:
 
     def is_duplicate(self, event_id: str) -> bool:
         """True for an event_id among the last DEDUP_WINDOW seen here; otherwise remember it."""
-        window = self.window
-        if event_id not in window.ids:  # never in the window: IdWindow.add, without its calls
-            window.append_new(event_id)
-            return False
-        if window.add(event_id):  # an id that has left the window (not yet trimmed)
+        if self.window.add(event_id):
             return False
         self.duplicates += 1
         return True
@@ -101,10 +97,8 @@ class TableState:
                 current.apply(mid)
                 return []
         out: list[Outcome] = []
-        gap = None
-        if last_seq is not None and event.seq != last_seq + 1:  # the check, on a gap only
-            round_id = event.round_id if isinstance(event, RoundEvent) else None
-            gap = sequence_gap.check(last_seq, event, round_id)
+        round_id = event.round_id if isinstance(event, RoundEvent) else None
+        gap = sequence_gap.check(last_seq, event, round_id)
         if isinstance(event, RoundEvent):
             self._round_event(event, gap, out)
         else:
@@ -173,8 +167,7 @@ class TableState:
     def _round_event(self, event: RoundEvent, gap: Finding | None, out: list[Outcome]) -> None:
         current = self.open_round
         if isinstance(event, RoundStart):
-            if self.open_round is not None:
-                self._close_open(f"round {event.round_id} started before round_end", out)
+            self._close_open(f"round {event.round_id} started before round_end", out)
             current = self._open(event.round_id)
             self._on_start(event)
         elif current is None or current.round_id != event.round_id:

@@ -112,8 +112,8 @@ def test_a_reused_event_id_with_the_next_seq_is_a_duplicate_in_the_window(
 
 
 def test_table_is_duplicate_within_the_window_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each branch of TableState.is_duplicate: a new id, a resend, an id that has left the
-    window but is still in the set until the next trim."""
+    """Each branch of the duplicate test (IdWindow.add): a new id, a resend, an id that has
+    left the window but is still in the set until the next trim."""
     monkeypatch.setattr(table_module, "DEDUP_WINDOW", 4)
     table = table_module.TableState("LIR-1", configs()["LIR-1"])
     assert not table.is_duplicate("e0")
