@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from tablewatch.rules.config import TableConfig
 from tablewatch.rules.paytables.odds import Odds
 from tablewatch.rules.round_view import WagerKey
 
@@ -81,6 +82,42 @@ class Settlement:
             self.jackpots = True
         if line.bet == "ante_bonus" and line.result == "win":
             self.ante_bonus = True
+
+    def add_table_wager(
+        self,
+        config: TableConfig,
+        seat: int,
+        bet: str,
+        stake: int,
+        names: tuple[str, ...],
+        validation: str | None = None,
+        inventory: str | None = None,
+    ) -> None:
+        """The line of a wager priced by the configuration's pay table for ``bet`` (none if
+        the wager is not placed or the table has no such pay table): a win cites
+        ``validation`` (a floorperson validates it) and, paid from the meter, ``inventory``
+        (never from the table inventory)."""
+        table = config.paytables.get(bet)
+        if not stake or table is None:
+            return
+        won = table.odds_for(names)
+        if won is None:
+            self.add(Expected(seat, bet, "lose", stake, table.section))
+            return
+        hand, odds = won
+        self.add(
+            Expected(
+                seat,
+                bet,
+                "win",
+                stake,
+                table.section,
+                hand,
+                odds,
+                validation_section=validation,
+                not_from_inventory_section=inventory if odds.is_meter else None,
+            )
+        )
 
 
 def envy_amount(per_dollar_cents: int, stake: int) -> int:

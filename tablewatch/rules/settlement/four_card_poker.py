@@ -95,44 +95,15 @@ def _settle_seat(
                     seat, "ante_bonus", "lose", ante, ante_tables.ANTE_BONUS_SECTION, optional=True
                 )
             )
-    _table_wager(out, config, seat, "aces_up", view.amount(seat, "aces_up"), names)
+    aces_up = view.amount(seat, "aces_up")
+    out.add_table_wager(config, seat, "aces_up", aces_up, names, inventory=INVENTORY_SECTION)
     stake = view.amount(seat, "progressive")
     if stake and folded:
         out.add(Expected(seat, "progressive", "lose", stake, FORFEIT_SECTION))
     elif stake:
-        _table_wager(out, config, seat, "progressive", stake, names)
-
-
-def _table_wager(
-    out: Settlement,
-    config: TableConfig,
-    seat: int,
-    bet: str,
-    stake: int,
-    names: tuple[str, ...],
-) -> None:
-    table = config.paytables.get(bet)
-    if not stake or table is None:
-        return
-    won = table.odds_for(names)
-    if won is None:
-        out.add(Expected(seat, bet, "lose", stake, table.section))
-        return
-    hand, odds = won
-    progressive = bet == "progressive"
-    out.add(
-        Expected(
-            seat,
-            bet,
-            "win",
-            stake,
-            table.section,
-            hand,
-            odds,
-            validation_section=VALIDATION_SECTION if progressive else None,
-            not_from_inventory_section=INVENTORY_SECTION if odds.is_meter else None,
+        out.add_table_wager(
+            config, seat, "progressive", stake, names, VALIDATION_SECTION, INVENTORY_SECTION
         )
-    )
 
 
 def _play_amount(view: RoundView, seat: int) -> int:

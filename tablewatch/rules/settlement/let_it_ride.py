@@ -80,12 +80,11 @@ def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
         _main_bets(out, view, config, main, seat, five[seat])
         # Side wagers, each priced only if placed (most seats play one or two).
         if wager := wagers.get((seat, "five_card_bonus")):
-            _table_wager(out, config, seat, "five_card_bonus", wager.amount, five[seat])
+            out.add_table_wager(config, seat, "five_card_bonus", wager.amount, five[seat])
         if wager := wagers.get((seat, "three_card_bonus")):
-            _table_wager(out, config, seat, "three_card_bonus", wager.amount, three[seat])
+            out.add_table_wager(config, seat, "three_card_bonus", wager.amount, three[seat])
         if wager := wagers.get((seat, "progressive")):
-            _table_wager(
-                out,
+            out.add_table_wager(
                 config,
                 seat,
                 "progressive",
@@ -95,8 +94,7 @@ def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
                 THREE_CARD_INVENTORY,
             )
         if wager := wagers.get((seat, "five_card_progressive")):
-            _table_wager(
-                out,
+            out.add_table_wager(
                 config,
                 seat,
                 "five_card_progressive",
@@ -111,7 +109,7 @@ def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
             six_cards = [*view.seat_cards(seat), *bonus]
             if one_deck or distinct(six_cards):
                 six = five_card_names(best5of6(six_cards))
-                _table_wager(out, config, seat, "six_card_bonus", wager.amount, six)
+                out.add_table_wager(config, seat, "six_card_bonus", wager.amount, six)
     _envy(out, view, three, "progressive", config.envy_per_dollar, THREE_CARD_ENVY_SECTIONS)
     _envy(
         out,
@@ -145,59 +143,22 @@ def _main_bets(
     pulled = pulled_bets(view, seat) if seat in view.decisions else NOTHING_PULLED
     uncapped = 0
     wagers = view.wagers
-    lines = out.lines  # lines with no section to flag (see Settlement.add)
     for bet in MAIN_BETS:
-        key = (seat, bet)
-        wager = wagers.get(key)
+        wager = wagers.get((seat, bet))
         if wager is None:
             continue
         stake = wager.amount
         if bet in pulled:
-            lines[key] = Expected(
-                seat, bet, "returned", stake, WITHDRAW_SECTION[bet], optional=True
-            )
+            out.add(Expected(seat, bet, "returned", stake, WITHDRAW_SECTION[bet], optional=True))
         elif won is None:
-            lines[key] = Expected(seat, bet, "lose", stake, table.section)
+            out.add(Expected(seat, bet, "lose", stake, table.section))
         else:
-            lines[key] = Expected(seat, bet, "win", stake, table.section, won[0], won[1])
+            out.add(Expected(seat, bet, "win", stake, table.section, won[0], won[1]))
             uncapped += won[1].value * stake
     if config.payout_limit is not None and uncapped > config.payout_limit:
         out.limits[seat] = PayoutLimit(
             seat, config.payout_limit, uncapped, let_it_ride_main.PAYOUT_LIMIT_SECTION
         )
-
-
-def _table_wager(
-    out: Settlement,
-    config: TableConfig,
-    seat: int,
-    bet: str,
-    stake: int,
-    names: tuple[str, ...],
-    validation: str | None = None,
-    inventory: str | None = None,
-) -> None:
-    table = config.paytables.get(bet)
-    if not stake or table is None:
-        return
-    won = table.odds_for(names)
-    if won is None:
-        out.add(Expected(seat, bet, "lose", stake, table.section))
-        return
-    hand, odds = won
-    out.add(
-        Expected(
-            seat,
-            bet,
-            "win",
-            stake,
-            table.section,
-            hand,
-            odds,
-            validation_section=validation,
-            not_from_inventory_section=inventory if odds.is_meter else None,
-        )
-    )
 
 
 def _hand_bonus(
