@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from operator import itemgetter
 from typing import Annotated, Literal
@@ -89,22 +90,19 @@ Result = Literal["win", "lose", "push", "returned"]
 def ts_to_ms(ts: str) -> int:
     """Milliseconds since the epoch of a validated protocol timestamp.
 
-    Called for every stored event: the epoch of a minute ("2026-11-29T20:15:")
-    is computed once, then seconds and milliseconds are added to it.
+    Called for every stored event: the epoch of its minute ("2026-11-29T20:15:")
+    is kept by :func:`check_ts`, and seconds and milliseconds are added to it.
+    Any other ISO 8601 text is converted by ``datetime``.
     """
-    minute = _MINUTE_MS.get(ts[:17])
-    if minute is not None and len(ts) == TS_LENGTH:
-        return minute + int(ts[17:19]) * 1000 + int(ts[20:23])
-    ms = int(datetime.fromisoformat(ts).replace(tzinfo=UTC).timestamp() * 1000 + 0.5)
-    if _TS_SHAPE.match(ts):
-        if len(_MINUTE_MS) >= _MINUTES_KEPT:
-            _MINUTE_MS.clear()
-        _MINUTE_MS[ts[:17]] = ms - int(ts[17:19]) * 1000 - int(ts[20:23])
-    return ms
-
-
-# Epoch milliseconds of minutes met in valid timestamps (bounded: cleared when full).
-_MINUTE_MS: dict[str, int] = {}
+    if len(ts) == TS_LENGTH:
+        minute = _MINUTES.get(ts[:17])
+        if minute is None:
+            with suppress(ValueError):  # not a protocol timestamp: converted below
+                check_ts(ts)  # keeps the minute's epoch
+            minute = _MINUTES.get(ts[:17])
+        if minute is not None:
+            return minute + int(ts[17:19]) * 1000 + int(ts[20:23])
+    return int(datetime.fromisoformat(ts).replace(tzinfo=UTC).timestamp() * 1000 + 0.5)
 
 
 def ms_to_ts(ms: int) -> str:
@@ -141,10 +139,11 @@ class Event(
     ts: Timestamp  # its shape is checked by the decoder: see check_ts, timestamps_valid
 
 
-# Minutes ("2026-11-29T20:15:") of timestamps that passed ``check_ts`` (bounded:
-# cleared when full).
-_MINUTES_SEEN: set[str] = set()
+# Minutes ("2026-11-29T20:15:") of timestamps that passed ``check_ts``, with the
+# epoch milliseconds of each (bounded: cleared when full).
+_MINUTES: dict[str, int] = {}
 _MINUTES_KEPT = 4096
+_ONE_MS = timedelta(milliseconds=1)
 _MINUTE_OF = itemgetter(slice(0, 17))
 
 
@@ -163,7 +162,8 @@ def timestamps_valid(timestamps: Sequence[str]) -> bool:
     if not count:
         return True
     minutes = set(map(_MINUTE_OF, timestamps))
-    if not minutes <= _MINUTES_SEEN and not all(map(_minute_valid, minutes - _MINUTES_SEEN)):
+    known = _MINUTES.keys()
+    if not minutes <= known and not all(map(_minute_valid, minutes - known)):
         return False
     joined = "".join(timestamps)
     if not joined.isascii():
@@ -189,7 +189,7 @@ def _minute_valid(minute: str) -> bool:
 
 def check_ts(ts: str) -> None:
     """Refuse a ``ts`` that is not a protocol timestamp (ValueError: the reason, with the
-    field as msgspec words it); remember the minute of a good one.
+    field as msgspec words it); remember the minute of a good one, with its epoch.
 
     The separators sit every third character from index 4 ("--T::."), so one
     slice checks them; ``fromisoformat`` checks the digits, the clock ranges
@@ -206,13 +206,13 @@ def check_ts(ts: str) -> None:
         and ts[11:13] < "24"
     ):
         try:
-            _from_iso(ts[:19])
+            moment = _from_iso(ts[:19])
         except ValueError:
             pass
         else:
-            if len(_MINUTES_SEEN) >= _MINUTES_KEPT:
-                _MINUTES_SEEN.clear()
-            _MINUTES_SEEN.add(ts[:17])
+            if len(_MINUTES) >= _MINUTES_KEPT:
+                _MINUTES.clear()
+            _MINUTES[ts[:17]] = (moment.replace(second=0, tzinfo=UTC) - _EPOCH) // _ONE_MS
             return
     raise ValueError(_ts_problem(ts))
 
