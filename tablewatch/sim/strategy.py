@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from tablewatch.rules.cards import TEN, Card, rank_of, suit_of
 from tablewatch.rules.hands import Hand4, best4of5, category_of, leading_rank
+from tablewatch.rules.settlement.expected import distinct
 
 
 def let_it_ride_keeps_bet1(cards: Sequence[Card]) -> bool:
@@ -39,7 +40,7 @@ def four_card_poker_play(cards: Sequence[Card], ante: int) -> int:
 
     A hand holding the same card twice (an injected DUPLICATE_CARD) has no rank: play 1x.
     """
-    if len(set(cards)) != len(cards):
+    if not distinct(cards):
         return ante
     hand = best4of5(cards)
     category = category_of(hand)
