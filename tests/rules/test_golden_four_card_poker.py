@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
+from tablewatch.rules.events import Settle
 from tablewatch.script import TableScript
 from tests.scenarios import audit, codes, fcp_deal, fcp_table, rounds
 
@@ -193,3 +196,29 @@ def test_no_envy_bonus_for_own_or_dealer_hand() -> None:
     t.round_end()
     found = audit([t])
     assert codes(found) == ["ENVY_BONUS_WRONG"]
+
+
+def _progressive_settled(seat: int, **change: Any) -> TableScript:
+    """The golden round with the settle line of ``seat``'s progressive wager changed."""
+    t = golden_round()
+    at = next(
+        i
+        for i, e in enumerate(t.events)
+        if isinstance(e, Settle) and (e.seat, e.bet) == (seat, "progressive")
+    )
+    t.events[at] = msgspec.structs.replace(t.events[at], **change)
+    return t
+
+
+def test_progressive_payouts_need_a_floorperson_and_the_meter_one_another_source() -> None:
+    """Twins of the clean golden round (paid from the cage, validated by FL-2)."""
+    # seat 2, three nines: a fixed $4,500; validated by a floorperson, from any source
+    found = audit([_progressive_settled(2, validated_by=None, paid_from="table_inventory")])
+    assert [(f.check, f.seat, f.regulation) for f in found] == [
+        ("JACKPOT_NOT_VALIDATED", 2, "§ 641a.11(c)(5)(iii)")
+    ]
+    # seat 1, four aces: 100% of the meter, never from the table inventory
+    found = audit([_progressive_settled(1, paid_from="table_inventory")])
+    assert [(f.check, f.seat, f.regulation) for f in found] == [
+        ("JACKPOT_PAID_FROM_INVENTORY", 1, "§ 641a.11(c)(5)(iv)")
+    ]
