@@ -1,7 +1,7 @@
 """Benchmark ``tablewatch audit``: events/s and rounds/s, against decoding the same file.
 
     python benchmarks/bench_audit.py [--events-file F] [--config C] [--jobs 1 2]
-                                     [--repeat 3] [--json] [--profile N]
+                                     [--repeat 3] [--json] [--profile N] [--pure]
 
 Without ``--events-file`` the simulated floor of the "audit throughput" issue
 (``tablewatch simulate --tables 12 --rounds 20000 --seed 1 --error-rate 0.05``,
@@ -11,7 +11,9 @@ tables it builds on first use (the interpreter's start and the imports are
 not counted):
 
 - decode only: read the file, decode and validate every line;
-- the audit command (``--format json``, output to /dev/null) with each ``--jobs``.
+- the audit command (``--format json``, output to /dev/null) with each ``--jobs``,
+  on the compiled rules engine when its build is current (``tablewatch.native``);
+- with ``--pure``, also a one-process audit on the pure-Python rules.
 
 Every figure is the best of ``--repeat`` runs (``time.perf_counter``), the
 modes measured in turn (decode, audit, audit --jobs 2, decode, ...).
@@ -78,6 +80,7 @@ def quiet(stderr_to: Path) -> Iterator[None]:
 
 
 def child(mode: str, events: Path, config: Path, jobs: int, profile: int) -> dict[str, Any]:
+    from tablewatch import native
     from tablewatch.commands.audit import audit
     from tablewatch.ingest.files import read_blocks
 
@@ -111,6 +114,7 @@ def child(mode: str, events: Path, config: Path, jobs: int, profile: int) -> dic
         "events": events_n,
         "rounds": rounds,
         "findings": findings,
+        "compiled": native.STATUS.active,
     }
     if profiler:
         stats = pstats.Stats(profiler)
@@ -127,9 +131,14 @@ def child(mode: str, events: Path, config: Path, jobs: int, profile: int) -> dic
     return out
 
 
-def measure(mode: str, events: Path, config: Path, jobs: int, profile: int = 0) -> dict[str, Any]:
+def measure(
+    mode: str, events: Path, config: Path, jobs: int, profile: int = 0, pure: bool = False
+) -> dict[str, Any]:
     command = [sys.executable, __file__, "--child", mode, str(events), str(config), str(jobs)]
-    done = subprocess.run([*command, str(profile)], check=True, capture_output=True, text=True)
+    env = {**os.environ, "TABLEWATCH_PURE_PYTHON": "1"} if pure else None
+    done = subprocess.run(
+        [*command, str(profile)], check=True, capture_output=True, text=True, env=env
+    )
     result: dict[str, Any] = json.loads(done.stdout)
     return result
 
@@ -143,15 +152,20 @@ def best_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
 # ---- the report ------------------------------------------------------------------
 
 
-def run(events: Path, config: Path, jobs: Sequence[int], repeat: int) -> dict[str, Any]:
+def run(
+    events: Path, config: Path, jobs: Sequence[int], repeat: int, pure: bool = False
+) -> dict[str, Any]:
     # Interleaved (decode, audit with each --jobs, then again): the machine's speed
     # drifts, and measuring each mode in its own minutes skewed the ratios by up to 40%.
     decodes: list[dict[str, Any]] = []
     audits: dict[int, list[dict[str, Any]]] = {n: [] for n in jobs}
+    pure_runs: list[dict[str, Any]] = []
     for _ in range(repeat):
         decodes.append(measure("decode", events, config, 1))
         for n in jobs:
             audits[n].append(measure("audit", events, config, n))
+        if pure:
+            pure_runs.append(measure("audit", events, config, 1, pure=True))
     decode = best_of(decodes)
     results: dict[str, Any] = {
         "events_file": str(events),
@@ -161,17 +175,18 @@ def run(events: Path, config: Path, jobs: Sequence[int], repeat: int) -> dict[st
         "decode": decode | {"events_per_s": decode["events"] / decode["seconds"]},
         "audit": {},
     }
+    rows = {str(n): audits[n] for n in jobs} | ({"pure": pure_runs} if pure else {})
     one: float | None = None
-    for n in jobs:
-        audit = best_of(audits[n])
+    for name, runs in rows.items():
+        audit = best_of(runs)
         audit["events_per_s"] = audit["events"] / audit["seconds"]
         audit["rounds_per_s"] = audit["rounds"] / audit["seconds"]
         audit["x_decode"] = audit["seconds"] / decode["seconds"]
-        if n == 1:
+        if name == "1":
             one = audit["seconds"]
-        if one is not None:
+        if one is not None and name != "pure":
             audit["speed_up"] = one / audit["seconds"]
-        results["audit"][str(n)] = audit
+        results["audit"][name] = audit
     return results
 
 
@@ -185,7 +200,9 @@ def print_report(results: dict[str, Any]) -> None:
     print(f"  {'':22} {'seconds':>8} {'events/s':>10} {'rounds/s':>9} {'x decode':>9}")
     print(f"  {'decode only':22} {decode['seconds']:8.2f} {decode['events_per_s']:10,.0f}")
     for jobs, audit in results["audit"].items():
-        name = "audit, 1 process" if jobs == "1" else f"audit, --jobs {jobs}"
+        name = {"1": "audit, 1 process", "pure": "audit, 1, pure Python"}.get(
+            jobs, f"audit, --jobs {jobs}"
+        )
         speed_up = (
             f"  speed-up x{audit['speed_up']:.2f}" if jobs != "1" and "speed_up" in audit else ""
         )
@@ -193,6 +210,9 @@ def print_report(results: dict[str, Any]) -> None:
             f"  {name:22} {audit['seconds']:8.2f} {audit['events_per_s']:10,.0f} "
             f"{audit['rounds_per_s']:9,.0f} {audit['x_decode']:9.2f}{speed_up}"
         )
+    compiled = {row["compiled"] for key, row in results["audit"].items() if key != "pure"}
+    engine = "compiled (tablewatch.native)" if compiled == {True} else "pure Python"
+    print(f"  rules engine: {engine}")
     rows = results.get("profile")
     if rows:
         print("profile of a one-process audit (cProfile, by own time):")
@@ -217,12 +237,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each, best kept")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="top N functions")
+    parser.add_argument(
+        "--pure", action="store_true", help="also a one-process audit on the pure-Python rules"
+    )
     args = parser.parse_args(argv)
     if args.events_file is None:
         events, config = ensure_floor()
     else:
         events, config = args.events_file, args.config or args.events_file.with_name("tables.yaml")
-    results = run(events, config, args.jobs, args.repeat)
+    results = run(events, config, args.jobs, args.repeat, args.pure)
     if args.profile:
         results["profile"] = measure("audit", events, config, 1, args.profile)["profile"]
     if args.json:

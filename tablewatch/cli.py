@@ -9,6 +9,7 @@ from tablewatch.commands.db import db
 from tablewatch.commands.edge import edge
 from tablewatch.commands.ingest import ingest, serve_ingest
 from tablewatch.commands.live import live
+from tablewatch.commands.native import native
 from tablewatch.commands.simulate import simulate
 from tablewatch.commands.worker import worker
 
@@ -26,6 +27,7 @@ main.add_command(live)
 main.add_command(simulate)
 main.add_command(db)
 main.add_command(worker)
+main.add_command(native)
 
 
 if __name__ == "__main__":
