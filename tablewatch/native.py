@@ -44,8 +44,8 @@ DISABLE_ENV = "TABLEWATCH_PURE_PYTHON"
 KEPT_PURE = {
     # msgspec Structs: mypyc compiles classes of its own kind only.
     "tablewatch.rules.events": "msgspec Structs (the protocol events)",
-    "tablewatch.rules.round_view": "a msgspec Struct (PlacedWager)",
-    "tablewatch.rules.settlement.expected": "msgspec Structs (the expected lines)",
+    "tablewatch.rules.placed_wager": "a msgspec Struct (a wager on the layout)",
+    "tablewatch.rules.settlement.lines": "msgspec Structs (the expected lines)",
     "tablewatch.rules.config": "msgspec Structs (the table configuration)",
     "tablewatch.rules.decode": "msgspec decoding, already C",
     # Pickled from one --jobs process to another: a compiled frozen dataclass

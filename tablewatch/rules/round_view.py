@@ -10,25 +10,15 @@ from dataclasses import dataclass, field
 from itertools import chain
 from operator import itemgetter
 
-import msgspec
-
 from tablewatch.rules.cards import CARDS_BY_TEXT, Card
 from tablewatch.rules.events import CardDealt, Decision, Reveal, Wager, WagerRemoved
+from tablewatch.rules.placed_wager import PlacedWager
 from tablewatch.rules.round import Round
 
 WagerKey = tuple[int, str]  # (seat, bet)
 SEAT_TARGETS = ("", *(f"seat:{seat}" for seat in range(1, 8)))  # seat -> its `to`
 SEAT_OF_TARGET = {target: seat for seat, target in enumerate(SEAT_TARGETS) if seat}
 _seat_of_key = itemgetter(0)
-
-
-class PlacedWager(msgspec.Struct, gc=False):
-    """A wager on the layout (a msgspec Struct: a round builds a dozen, several times faster)."""
-
-    seat: int
-    bet: str
-    amount: int
-    event_ids: list[str] = msgspec.field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -29,9 +29,10 @@ from tablewatch.rules.paytables.hand_names import five_card_names, four_card_nam
 from tablewatch.rules.paytables.let_it_ride_main import MAIN
 from tablewatch.rules.paytables.odds import OddsKind, to_one
 from tablewatch.rules.paytables.table import PayTable
-from tablewatch.rules.round_view import PlacedWager, RoundView
+from tablewatch.rules.placed_wager import PlacedWager
+from tablewatch.rules.round_view import RoundView
 from tablewatch.rules.settlement import expected_settlement
-from tablewatch.rules.settlement.expected import Expected
+from tablewatch.rules.settlement.lines import Expected
 
 STAKE = 500  # cents
 
