@@ -10,7 +10,6 @@ Wagering, dealing and decision checks run on every round.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from operator import attrgetter
 
 from tablewatch.rules.checks import (
@@ -32,15 +31,17 @@ from tablewatch.rules.checks import (
     wrong_payout,
 )
 from tablewatch.rules.checks.context import RoundContext
-from tablewatch.rules.checks.settled_lines import first_settles, meter_at_payment
 from tablewatch.rules.config import TableConfig
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.round import Round
+from tablewatch.rules.round_result import RoundResult, SettlementLine, settlement_lines
 from tablewatch.rules.round_view import view_round
 from tablewatch.rules.settlement import expected_settlement
 
 _amount = attrgetter("amount")
 _paid = attrgetter("paid")
+
+__all__ = ["RoundResult", "SettlementLine", "judge_round", "settlement_lines"]
 
 ALWAYS = (
     bet_after_lockout.check,
@@ -51,46 +52,6 @@ ALWAYS = (
     late_withdrawal.check,
     wager_not_offered.check,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class SettlementLine:
-    """One wager: what it was owed and what the table did (cents)."""
-
-    seat: int
-    bet: str
-    stake: int
-    expected_result: str | None
-    expected_paid: int | None
-    actual_result: str | None
-    actual_paid: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    table_id: str
-    round_id: str
-    game: str
-    start_ts: str
-    end_ts: str
-    dealer_id: str | None
-    deck_id: str | None
-    seats: int
-    wagered: int  # cents on the layout
-    paid: int  # cents handed to players (settles and Envy Bonuses)
-    voided: bool
-    complete: bool
-    findings: tuple[Finding, ...]
-    _context: RoundContext = field(repr=False, compare=False)
-
-    @property
-    def settlements(self) -> tuple[SettlementLine, ...]:
-        """Each wager: what it was owed and what the table did.
-
-        Computed on each access, not while judging: the verdict does not need
-        them, and an audit reads them for no round (a store writes them once).
-        """
-        return settlement_lines(self._context)
 
 
 def judge_round(
@@ -138,37 +99,3 @@ def judge_round(
         tuple(findings),
         ctx,
     )
-
-
-def settlement_lines(ctx: RoundContext) -> tuple[SettlementLine, ...]:
-    """Every wager of a judged round, in (seat, bet) order: owed and done."""
-    settled = first_settles(ctx)
-    keys = sorted(set(ctx.settlement.lines) | set(settled) | set(ctx.view.wagers))
-    lines = []
-    for key in keys:
-        expected = ctx.settlement.lines.get(key)
-        settle = settled.get(key)
-        wager = ctx.view.wagers.get(key)
-        if expected is not None and expected.optional and settle is None:
-            continue
-        if ctx.rnd.void is not None:
-            exp_result: str | None = "returned"
-            exp_paid: int | None = 0
-        elif expected is not None:
-            exp_result = expected.result
-            exp_paid = expected.paid(meter_at_payment(ctx, settle))
-        else:
-            exp_result = exp_paid = None
-        stake = expected.stake if expected else (wager.amount if wager else 0)
-        lines.append(
-            SettlementLine(
-                key[0],
-                key[1],
-                stake,
-                exp_result,
-                exp_paid,
-                settle.result if settle else None,
-                settle.paid if settle else None,
-            )
-        )
-    return tuple(lines)

@@ -301,7 +301,7 @@ def fold_events(
                 window.order.append(event_id)
                 table.last_seq = seq
                 collect.append(mid)  # Round.apply
-                current.last_ts = mid.ts
+                current.last = mid
                 continue
         for outcome in fold_one(event):
             yield index, outcome
