@@ -11,26 +11,27 @@ The protocol writes a card as two characters, rank then suit (``"Td"``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Final
 
 Card = int
 
-RANKS = "23456789TJQKA"
-SUITS = "cdhs"
+RANKS: Final = "23456789TJQKA"
+SUITS: Final = "cdhs"
 
-TEN = RANKS.index("T")
-QUEEN = RANKS.index("Q")
-KING = RANKS.index("K")
-ACE = RANKS.index("A")
-SPADES = SUITS.index("s")
+TEN: Final = RANKS.index("T")
+QUEEN: Final = RANKS.index("Q")
+KING: Final = RANKS.index("K")
+ACE: Final = RANKS.index("A")
+SPADES: Final = SUITS.index("s")
 
-DECK_SIZE = 52
-FULL_DECK: tuple[Card, ...] = tuple(range(DECK_SIZE))
+DECK_SIZE: Final = 52
+FULL_DECK: Final[tuple[Card, ...]] = tuple(range(DECK_SIZE))
 
-_BY_TEXT: dict[str, Card] = {
+_BY_TEXT: Final[dict[str, Card]] = {
     r + s: i * 4 + j for i, r in enumerate(RANKS) for j, s in enumerate(SUITS)
 }
-_TEXT: tuple[str, ...] = tuple(RANKS[c >> 2] + SUITS[c & 3] for c in FULL_DECK)
-CARDS_BY_TEXT: Mapping[str, Card] = _BY_TEXT  # "Td" -> card, for text already validated
+_TEXT: Final[tuple[str, ...]] = tuple(RANKS[c >> 2] + SUITS[c & 3] for c in FULL_DECK)
+CARDS_BY_TEXT: Final[Mapping[str, Card]] = _BY_TEXT  # "Td" -> card, for text already validated
 
 
 class CardError(ValueError):

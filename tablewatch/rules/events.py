@@ -414,3 +414,10 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     Void,
     RoundEnd,
 )
+# The event classes are exact: msgspec decodes into these classes, never subclasses.
+# Hot code tells them apart with ``type(event) is X`` or ``in`` these sets: an
+# ``isinstance`` against a msgspec class goes through its metaclass's
+# ``__instancecheck__``, about 120 ns, four times a plain type test.
+ROUND_EVENT_TYPES: frozenset[type[Event]] = frozenset(
+    t for t in EVENT_TYPES if issubclass(t, RoundEvent)
+)

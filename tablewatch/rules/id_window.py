@@ -12,8 +12,9 @@ the window, which is what the fold's fast path asks (``table.fold_events``).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
-TRIM_SLACK = 1024  # ids over the window size that may wait for the next trim
+TRIM_SLACK: Final = 1024  # ids over the window size that may wait for the next trim
 
 
 class IdWindow:

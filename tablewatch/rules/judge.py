@@ -11,6 +11,7 @@ Wagering, dealing and decision checks run on every round.
 from __future__ import annotations
 
 from operator import attrgetter
+from typing import Final
 
 from tablewatch.rules.checks import (
     bet_after_lockout,
@@ -38,12 +39,12 @@ from tablewatch.rules.round_result import RoundResult, SettlementLine, settlemen
 from tablewatch.rules.round_view import view_round
 from tablewatch.rules.settlement import expected_settlement
 
-_amount = attrgetter("amount")
-_paid = attrgetter("paid")
+_amount: Final = attrgetter("amount")
+_paid: Final = attrgetter("paid")
 
 __all__ = ["RoundResult", "SettlementLine", "judge_round", "settlement_lines"]
 
-ALWAYS = (
+ALWAYS: Final = (
     bet_after_lockout.check,
     progressive_count_mismatch.check,
     duplicate_card.check,

@@ -106,11 +106,11 @@ class Round:
             collect.append(event)
             return
         self.others += 1
-        if isinstance(event, RoundStart):
+        if type(event) is RoundStart:  # exact types: see events.ROUND_EVENT_TYPES
             self.start = event
-        elif isinstance(event, Void):
+        elif type(event) is Void:
             self.void = self.void or event
-        elif isinstance(event, RoundEnd):
+        elif type(event) is RoundEnd:
             self.end = event
         else:  # a subclass of a collected type
             for cls, events in self.collectors.items():

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import itemgetter
+from typing import Final
 
 from tablewatch.rules.cards import CARDS_BY_TEXT, Card
 from tablewatch.rules.events import CardDealt, Decision, Reveal, Wager, WagerRemoved
@@ -16,9 +17,9 @@ from tablewatch.rules.placed_wager import PlacedWager
 from tablewatch.rules.round import Round
 
 WagerKey = tuple[int, str]  # (seat, bet)
-SEAT_TARGETS = ("", *(f"seat:{seat}" for seat in range(1, 8)))  # seat -> its `to`
-SEAT_OF_TARGET = {target: seat for seat, target in enumerate(SEAT_TARGETS) if seat}
-_seat_of_key = itemgetter(0)
+SEAT_TARGETS: Final = ("", *(f"seat:{seat}" for seat in range(1, 8)))  # seat -> its `to`
+SEAT_OF_TARGET: Final = {target: seat for seat, target in enumerate(SEAT_TARGETS) if seat}
+_seat_of_key: Final = itemgetter(0)
 
 
 @dataclass(slots=True)
@@ -79,7 +80,7 @@ def view_round(rnd: Round) -> RoundView:
         seat = event.seat
         bet = event.bet
         key = (seat, bet)
-        if isinstance(event, Wager):
+        if type(event) is Wager:  # exact types: see events.ROUND_EVENT_TYPES
             placed = wagers.get(key)
             if placed is None:
                 wagers[key] = PlacedWager(seat, bet, event.amount, [event.event_id])
@@ -88,7 +89,7 @@ def view_round(rnd: Round) -> RoundView:
                 placed.event_ids.append(event.event_id)
             if removed:
                 removed.pop(key, None)
-        elif isinstance(event, WagerRemoved):
+        elif type(event) is WagerRemoved:
             gone = wagers.pop(key, None)
             ids = [*(gone.event_ids if gone else []), event.event_id]
             removed[key] = ids

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final, cast
 
 from tablewatch.rules.checks import (
     deck_change_overdue,
@@ -22,6 +23,7 @@ from tablewatch.rules.checks.table_level import table_finding
 from tablewatch.rules.config import TableConfig
 from tablewatch.rules.events import (
     EVENT_TYPES,
+    ROUND_EVENT_TYPES,
     AnyEvent,
     AnyRoundEvent,
     DeckIn,
@@ -44,12 +46,12 @@ from tablewatch.rules.round import Round
 Outcome = RoundResult | Finding
 
 # Round events that neither open nor close a round.
-_MID_ROUND: frozenset[type] = frozenset(
+_MID_ROUND: Final[frozenset[type]] = frozenset(
     t for t in EVENT_TYPES if issubclass(t, RoundEvent) and t not in (RoundStart, RoundEnd)
 )
 
 DEDUP_WINDOW = 50_000  # event_ids remembered per table
-CLOSED_WINDOW = 64  # round_ids remembered per table after their round_end
+CLOSED_WINDOW: Final = 64  # round_ids remembered per table after their round_end
 
 
 @dataclass(slots=True)
@@ -97,11 +99,12 @@ class TableState:
                 current.apply(mid)
                 return []
         out: list[Outcome] = []
-        round_id = event.round_id if isinstance(event, RoundEvent) else None
-        gap = sequence_gap.check(last_seq, event, round_id)
-        if isinstance(event, RoundEvent):
-            self._round_event(event, gap, out)
+        if type(event) in ROUND_EVENT_TYPES:  # isinstance(event, RoundEvent), faster
+            at_round = cast(RoundEvent, event)
+            gap = sequence_gap.check(last_seq, at_round, at_round.round_id)
+            self._round_event(at_round, gap, out)
         else:
+            gap = sequence_gap.check(last_seq, event, None)
             if gap is not None:
                 out.append(gap)
             self._table_event(event, out)
@@ -129,23 +132,24 @@ class TableState:
     # ---- table events -------------------------------------------------------
 
     def _table_event(self, event: AnyEvent, out: list[Outcome]) -> None:
-        if isinstance(event, DeckIn):
+        # Exact types (see events.ROUND_EVENT_TYPES): no metaclass __instancecheck__.
+        if type(event) is DeckIn:
             self.decks[event.deck_id] = DeckState(event.dealing, event.ts, event.event_id)
-        elif isinstance(event, Shuffle):
+        elif type(event) is Shuffle:
             deck = self.decks.get(event.deck_id)
             if deck is not None:
                 deck.shuffle = event
                 deck.shuffle_reported = False
-        elif isinstance(event, DeckOut):
+        elif type(event) is DeckOut:
             self.decks.pop(event.deck_id, None)
-        elif isinstance(event, Meter):
+        elif type(event) is Meter:
             self.meter = event.amount
             if self.open_round is not None:
                 self.open_round.observe_meter(event)
-        elif isinstance(event, DeviceFault):
+        elif type(event) is DeviceFault:
             if self.open_round is not None:
                 self.open_round.observe_fault(event)
-        elif isinstance(event, TableOpen):
+        elif type(event) is TableOpen:
             if event.game != self.config.game:
                 out.append(
                     table_finding(
@@ -159,14 +163,14 @@ class TableState:
                         event.ts,
                     )
                 )
-        elif isinstance(event, TableClose):
+        elif type(event) is TableClose:
             self._close_open("the table closed before round_end", out)
 
     # ---- round events -------------------------------------------------------
 
     def _round_event(self, event: RoundEvent, gap: Finding | None, out: list[Outcome]) -> None:
         current = self.open_round
-        if isinstance(event, RoundStart):
+        if type(event) is RoundStart:
             self._close_open(f"round {event.round_id} started before round_end", out)
             current = self._open(event.round_id)
             self._on_start(event)
@@ -179,7 +183,7 @@ class TableState:
         if gap is not None:
             self.attached.append(gap)
         current.apply(event)  # type: ignore[arg-type]
-        if isinstance(event, RoundEnd):
+        if type(event) is RoundEnd:
             self._judge(current, out, "no round_end")
 
     def _open(self, round_id: str) -> Round:

@@ -9,13 +9,14 @@ lockout's.
 from __future__ import annotations
 
 from operator import attrgetter
+from typing import Final
 
 from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.events import Wager
 from tablewatch.rules.findings import Finding
 
-CODE = "BET_AFTER_LOCKOUT"
-_ts = attrgetter("ts")
+CODE: Final = "BET_AFTER_LOCKOUT"
+_ts: Final = attrgetter("ts")
 
 
 def check(ctx: RoundContext) -> list[Finding]:

@@ -10,6 +10,7 @@ missed or the record is incomplete; ``low`` worth a look.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +24,7 @@ def _catalog(*checks: Check) -> dict[str, Check]:
     return {c.code: c for c in checks}
 
 
-PROTOCOL_CHECKS = _catalog(
+PROTOCOL_CHECKS: Final = _catalog(
     Check(
         "WRONG_PAYOUT",
         "critical",
@@ -73,7 +74,7 @@ PROTOCOL_CHECKS = _catalog(
     Check("ROUND_INCOMPLETE", "medium", "a round with no round_end"),
 )
 
-OWN_CHECKS = _catalog(
+OWN_CHECKS: Final = _catalog(
     Check(
         "TABLE_NOT_CONFIGURED", "critical", "events from a table with no configuration: not audited"
     ),
@@ -85,4 +86,4 @@ OWN_CHECKS = _catalog(
     Check("SEQUENCE_REGRESSION", "high", "a new event_id with a seq not above the last one"),
 )
 
-CHECKS: dict[str, Check] = {**PROTOCOL_CHECKS, **OWN_CHECKS}
+CHECKS: Final[dict[str, Check]] = {**PROTOCOL_CHECKS, **OWN_CHECKS}

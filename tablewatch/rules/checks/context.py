@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from operator import attrgetter
+from typing import Final
 
 from tablewatch.rules.config import TableConfig
 from tablewatch.rules.events import Settle
@@ -12,9 +13,9 @@ from tablewatch.rules.round import Round
 from tablewatch.rules.round_view import RoundView, WagerKey
 from tablewatch.rules.settlement import Settlement
 
-FCP = "four_card_poker"
-LIR = "let_it_ride"
-_wager_key = attrgetter("seat", "bet")
+FCP: Final = "four_card_poker"
+LIR: Final = "let_it_ride"
+_wager_key: Final = attrgetter("seat", "bet")
 
 
 @dataclass(frozen=True, slots=True)

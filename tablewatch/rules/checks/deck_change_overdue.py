@@ -7,14 +7,15 @@ past its deadline.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from tablewatch.rules.checks.table_level import by_game, table_finding
 from tablewatch.rules.events import RoundStart, ms_to_ts, ts_to_ms
 from tablewatch.rules.findings import Finding
 
-CODE = "DECK_CHANGE_OVERDUE"
-HOUR_MS = 3_600_000
-LIMIT_HOURS = {"hand": 4, "manual_shoe": 8, "automated_shoe": 8}
+CODE: Final = "DECK_CHANGE_OVERDUE"
+HOUR_MS: Final = 3_600_000
+LIMIT_HOURS: Final = {"hand": 4, "manual_shoe": 8, "automated_shoe": 8}
 
 
 def check(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
 
-CODE = "DUPLICATE_CARD"
+CODE: Final = "DUPLICATE_CARD"
 
 
 def check(ctx: RoundContext) -> list[Finding]:

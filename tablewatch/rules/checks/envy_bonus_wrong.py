@@ -8,11 +8,13 @@ qualifying hand; never one for his own hand or the dealer's.
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.context import FCP, RoundContext, cents
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.settlement import ExpectedEnvy
 
-CODE = "ENVY_BONUS_WRONG"
+CODE: Final = "ENVY_BONUS_WRONG"
 
 
 def check(ctx: RoundContext, *, complete: bool = True) -> list[Finding]:

@@ -7,11 +7,13 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.context import RoundContext, cents
 from tablewatch.rules.checks.settled_lines import first_settles
 from tablewatch.rules.findings import Finding
 
-CODE = "JACKPOT_NOT_VALIDATED"
+CODE: Final = "JACKPOT_NOT_VALIDATED"
 
 
 def check(ctx: RoundContext) -> list[Finding]:

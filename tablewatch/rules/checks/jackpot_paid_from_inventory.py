@@ -9,11 +9,13 @@ too: nothing shows it did not come from the inventory.
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.context import RoundContext, cents
 from tablewatch.rules.checks.settled_lines import first_settles
 from tablewatch.rules.findings import Finding
 
-CODE = "JACKPOT_PAID_FROM_INVENTORY"
+CODE: Final = "JACKPOT_PAID_FROM_INVENTORY"
 
 
 def check(ctx: RoundContext) -> list[Finding]:

@@ -6,11 +6,13 @@ turned, Bet 2 until the second. A pull later than that reveal's ``ts`` is late.
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.context import LIR, RoundContext
 from tablewatch.rules.findings import Finding
 
-CODE = "LATE_WITHDRAWAL"
-CLOSES = {"bet1": (1, "§ 643a.11(b), (c)"), "bet2": (2, "§ 643a.11(d), (e)")}
+CODE: Final = "LATE_WITHDRAWAL"
+CLOSES: Final = {"bet1": (1, "§ 643a.11(b), (c)"), "bet2": (2, "§ 643a.11(d), (e)")}
 
 
 def check(ctx: RoundContext) -> list[Finding]:

@@ -5,10 +5,12 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.context import FCP, RoundContext, cents
 from tablewatch.rules.findings import Finding
 
-CODE = "PLAY_WAGER_OUT_OF_RANGE"
+CODE: Final = "PLAY_WAGER_OUT_OF_RANGE"
 
 
 def check(ctx: RoundContext) -> list[Finding]:

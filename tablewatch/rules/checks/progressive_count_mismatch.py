@@ -7,12 +7,18 @@ equal the wagers the progressive system accepted.
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
 
-CODE = "PROGRESSIVE_COUNT_MISMATCH"
-FCP = {"manual_shoe": "§ 641a.8(b)", "hand": "§ 641a.9(a)(3)", "automated_shoe": "§ 641a.10(a)(2)"}
-LIR = {
+CODE: Final = "PROGRESSIVE_COUNT_MISMATCH"
+FCP: Final = {
+    "manual_shoe": "§ 641a.8(b)",
+    "hand": "§ 641a.9(a)(3)",
+    "automated_shoe": "§ 641a.10(a)(2)",
+}
+LIR: Final = {
     "manual_shoe": "§ 643a.8(b)(2)",
     "hand": "§ 643a.9(a)(3)(ii)",
     "automated_shoe": "§ 643a.10(a)(2)(ii)",

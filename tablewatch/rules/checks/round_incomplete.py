@@ -6,10 +6,12 @@ none before the file ends, or before the table's next round started.
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
 
-CODE = "ROUND_INCOMPLETE"
+CODE: Final = "ROUND_INCOMPLETE"
 
 
 def check(ctx: RoundContext, why: str = "no round_end") -> list[Finding]:

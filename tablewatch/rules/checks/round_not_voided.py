@@ -13,21 +13,21 @@ A wrong stub count is its own check (STUB_COUNT_MISMATCH).
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any
+from typing import Any, Final
 
 from tablewatch.rules.checks.context import FCP, RoundContext, VoidCause
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.round_view import SEAT_TARGETS
 
-CODE = "ROUND_NOT_VOIDED"
-PLAYER_CARDS = {"four_card_poker": 5, "let_it_ride": 3}
+CODE: Final = "ROUND_NOT_VOIDED"
+PLAYER_CARDS: Final = {"four_card_poker": 5, "let_it_ride": 3}
 # Areas dealt a fixed number of cards: (target, cards, name).
 Areas = tuple[tuple[str, int, str], ...]
-FCP_AREAS: Areas = (("dealer", 6, "the dealer"),)
-LIR_AREAS: Areas = (("community", 2, "the community area"),)
-LIR_AREAS_WITH_BONUS: Areas = (*LIR_AREAS, ("bonus", 3, "the Six Card Bonus area"))
-NO_CARDS: list[Any] = []  # a target dealt nothing (read only)
-_face_up = attrgetter("face_up")
+FCP_AREAS: Final[Areas] = (("dealer", 6, "the dealer"),)
+LIR_AREAS: Final[Areas] = (("community", 2, "the community area"),)
+LIR_AREAS_WITH_BONUS: Final[Areas] = (*LIR_AREAS, ("bonus", 3, "the Six Card Bonus area"))
+NO_CARDS: Final[list[Any]] = []  # a target dealt nothing (read only)
+_face_up: Final = attrgetter("face_up")
 
 
 def void_causes(ctx: RoundContext) -> list[VoidCause]:

@@ -7,13 +7,15 @@ service's own): a new event_id whose seq is not above the last one seen.
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.table_level import table_finding
 from tablewatch.rules.events import Event
 from tablewatch.rules.findings import Finding
 
-CODE = "SEQUENCE_GAP"
-REGRESSION = "SEQUENCE_REGRESSION"
-SECTION = "CONTROLLER_PROTOCOL v1 seq"
+CODE: Final = "SEQUENCE_GAP"
+REGRESSION: Final = "SEQUENCE_REGRESSION"
+SECTION: Final = "CONTROLLER_PROTOCOL v1 seq"
 
 
 def check(last_seq: int | None, event: Event, round_id: str | None) -> Finding | None:

@@ -6,12 +6,14 @@ on the first round dealt from that deck after the bad count.
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.cards import DECK_SIZE
 from tablewatch.rules.checks.table_level import by_game, table_finding
 from tablewatch.rules.events import RoundStart, Shuffle
 from tablewatch.rules.findings import Finding
 
-CODE = "SHUFFLER_COUNT_MISMATCH"
+CODE: Final = "SHUFFLER_COUNT_MISMATCH"
 
 
 def check(game: str, shuffle: Shuffle, start: RoundStart) -> Finding | None:

@@ -7,13 +7,15 @@ the table).
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.cards import DECK_SIZE
 from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
 
-CODE = "STUB_COUNT_MISMATCH"
-FCP = {"manual_shoe": "§ 641a.8(h)", "hand": "§ 641a.9(f)", "automated_shoe": "§ 641a.10(f)"}
-LIR = {"manual_shoe": "§ 643a.8(h)", "hand": "§ 643a.9(f)", "automated_shoe": "§ 643a.10(f)"}
+CODE: Final = "STUB_COUNT_MISMATCH"
+FCP: Final = {"manual_shoe": "§ 641a.8(h)", "hand": "§ 641a.9(f)", "automated_shoe": "§ 641a.10(f)"}
+LIR: Final = {"manual_shoe": "§ 643a.8(h)", "hand": "§ 643a.9(f)", "automated_shoe": "§ 643a.10(f)"}
 
 
 def cards_out_of_deck(ctx: RoundContext) -> int:

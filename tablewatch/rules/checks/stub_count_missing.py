@@ -7,13 +7,15 @@ reported on the fifth round, then the count starts again.
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.table_level import table_finding
 from tablewatch.rules.findings import Finding
 
-CODE = "STUB_COUNT_MISSING"
-ROUNDS = 5
-FCP = {"manual_shoe": "§ 641a.8(f)", "hand": "§ 641a.9(d)", "automated_shoe": "§ 641a.10(d)"}
-LIR = {"manual_shoe": "§ 643a.8(f)", "hand": "§ 643a.9(d)", "automated_shoe": "§ 643a.10(d)"}
+CODE: Final = "STUB_COUNT_MISSING"
+ROUNDS: Final = 5
+FCP: Final = {"manual_shoe": "§ 641a.8(f)", "hand": "§ 641a.9(d)", "automated_shoe": "§ 641a.10(d)"}
+LIR: Final = {"manual_shoe": "§ 643a.8(f)", "hand": "§ 643a.9(d)", "automated_shoe": "§ 643a.10(d)"}
 
 
 def check(

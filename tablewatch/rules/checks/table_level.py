@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.findings import Finding
 
-FCP = "four_card_poker"
+FCP: Final = "four_card_poker"
 
 
 def by_game(game: str, fcp: str, lir: str) -> str:

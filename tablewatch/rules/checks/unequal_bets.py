@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.context import LIR, RoundContext
 from tablewatch.rules.findings import Finding
 
-CODE = "UNEQUAL_BETS"
-MAIN_BETS = ("bet1", "bet2", "bet3")
+CODE: Final = "UNEQUAL_BETS"
+MAIN_BETS: Final = ("bet1", "bet2", "bet3")
 
 
 def check(ctx: RoundContext) -> list[Finding]:

@@ -9,13 +9,15 @@ settlement. Sections: § 641a.11(c), § 643a.11(f).
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.context import FCP, RoundContext
 from tablewatch.rules.checks.settled_lines import first_settles, settled_twice, settles_by_wager
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.round_view import WagerKey
 from tablewatch.rules.settlement.let_it_ride import PULLABLE, pulled_bets
 
-CODE = "UNSETTLED_WAGER"
+CODE: Final = "UNSETTLED_WAGER"
 
 
 def check(ctx: RoundContext, *, complete: bool) -> list[Finding]:

@@ -6,10 +6,12 @@ rules (§ 641a.8(h), § 643a.8(h) and their twins).
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.context import RoundContext, cents
 from tablewatch.rules.findings import Finding
 
-CODE = "VOID_NOT_RETURNED"
+CODE: Final = "VOID_NOT_RETURNED"
 
 
 def check(ctx: RoundContext) -> list[Finding]:

@@ -7,15 +7,19 @@ A bet name of the other game, or a side wager the casino's Rules Submission
 from __future__ import annotations
 
 from operator import itemgetter
+from typing import Final
 
 from tablewatch.rules.checks.context import FCP, RoundContext
 from tablewatch.rules.findings import Finding
 
-CODE = "WAGER_NOT_OFFERED"
-ALWAYS = {"four_card_poker": {"ante"}, "let_it_ride": {"bet1", "bet2", "bet3"}}
-LIR_MAIN = "main"
-NEVER_WAGERED = ("play", "ante_bonus")  # Four Card Poker: made by decision / paid by the house
-_bet_of_key = itemgetter(1)  # (seat, bet) -> bet
+CODE: Final = "WAGER_NOT_OFFERED"
+ALWAYS: Final = {"four_card_poker": {"ante"}, "let_it_ride": {"bet1", "bet2", "bet3"}}
+LIR_MAIN: Final = "main"
+NEVER_WAGERED: Final = (
+    "play",
+    "ante_bonus",
+)  # Four Card Poker: made by decision / paid by the house
+_bet_of_key: Final = itemgetter(1)  # (seat, bet) -> bet
 
 
 def check(ctx: RoundContext) -> list[Finding]:

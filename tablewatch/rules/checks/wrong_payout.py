@@ -8,14 +8,16 @@ The section cited is the rule that prices the wager.
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.checks.context import RoundContext, cents
 from tablewatch.rules.checks.settled_lines import first_settles, meter_at_payment
 from tablewatch.rules.events import Settle
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.settlement import Expected, PayoutLimit
 
-CODE = "WRONG_PAYOUT"
-MAIN_BETS = ("bet1", "bet2", "bet3")
+CODE: Final = "WRONG_PAYOUT"
+MAIN_BETS: Final = ("bet1", "bet2", "bet3")
 
 
 def check(ctx: RoundContext, *, complete: bool = True) -> list[Finding]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import IntEnum
 from functools import cache
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -38,7 +39,7 @@ class Hand5(IntEnum):
     ROYAL_FLUSH = 9
 
 
-_BY_GROUPS = {
+_BY_GROUPS: Final = {
     (4, 1): Hand5.FOUR_OF_A_KIND,
     (3, 2): Hand5.FULL_HOUSE,
     (3, 1, 1): Hand5.THREE_OF_A_KIND,
@@ -69,9 +70,9 @@ def keyed_tables5() -> KeyedTables:
 
 
 # Filled in place on first use; _V5 last, as an empty _V5 is the "not built" signal.
-_V5: list[int] = []
-_F5: list[int] = []
-_T5: list[int] = []
+_V5: Final[list[int]] = []
+_F5: Final[list[int]] = []
+_T5: Final[list[int]] = []
 
 
 def _build_scalar_tables() -> bool:

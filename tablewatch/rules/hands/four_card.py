@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 from functools import cache
 from itertools import combinations
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -43,7 +44,7 @@ class Hand4(IntEnum):
     FOUR_OF_A_KIND = 7
 
 
-_BY_GROUPS = {
+_BY_GROUPS: Final = {
     (4,): Hand4.FOUR_OF_A_KIND,
     (3, 1): Hand4.THREE_OF_A_KIND,
     (2, 2): Hand4.TWO_PAIR,
@@ -79,14 +80,14 @@ def keyed_tables4() -> KeyedTables:
 
 # Scalar lookup lists, filled in place on first use; _V45 is filled last, _V4 just
 # before it, so an empty one of those means "not built yet" for its readers.
-_V4: list[int] = []  # 4-card keys
-_F4: list[int] = []
-_T4: list[int] = []
+_V4: Final[list[int]] = []  # 4-card keys
+_F4: Final[list[int]] = []
+_T4: Final[list[int]] = []
 # best4of5 shortcut: with no four cards of one suit, the best four of five
 # depends only on the five ranks, looked up by their 5-card rank-key sum.
-_V45: list[int] = []  # 5-card keys
-_SUITED4: list[bool] = []  # suit counters -> some suit has four or more cards
-_B45: list[int] = []
+_V45: Final[list[int]] = []  # 5-card keys
+_SUITED4: Final[list[bool]] = []  # suit counters -> some suit has four or more cards
+_B45: Final[list[int]] = []
 
 
 def _build_scalar_tables() -> bool:

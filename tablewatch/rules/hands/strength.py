@@ -20,12 +20,13 @@ Every strength of a real hand is positive, so ``0`` is free as a sentinel.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
-CATEGORY_SHIFT = 20
-RANK_BITS = 4
-MAX_KICKERS = 5
+CATEGORY_SHIFT: Final = 20
+RANK_BITS: Final = 4
+MAX_KICKERS: Final = 5
 
-NO_HAND = 0
+NO_HAND: Final = 0
 """Never the strength of a real hand (a high-card hand has distinct ranks)."""
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import IntEnum
 from functools import cache
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -38,7 +39,7 @@ class Hand3(IntEnum):
     MINI_ROYAL = 6
 
 
-_BY_GROUPS = {
+_BY_GROUPS: Final = {
     (3,): Hand3.THREE_OF_A_KIND,
     (2, 1): Hand3.PAIR,
     (1, 1, 1): Hand3.HIGH_CARD,
@@ -65,9 +66,9 @@ def keyed_tables3() -> KeyedTables:
     return build_keyed_tables(3, RANK_KEYS_3, rank_strength3, FLUSH_OFFSET_3)
 
 
-_V3: list[int] = []
-_F3: list[int] = []
-_T3: list[int] = []
+_V3: Final[list[int]] = []
+_F3: Final[list[int]] = []
+_T3: Final[list[int]] = []
 
 
 def _build_scalar_tables() -> bool:

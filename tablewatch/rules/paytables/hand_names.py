@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from typing import Final
 
 from tablewatch.rules.cards import ACE, KING, QUEEN, SPADES, TEN, Card, rank_of, suit_of
 from tablewatch.rules.hands import Hand3, Hand4, Hand5, category_of, leading_rank
 
-FIVE_CARD_NAMES: dict[Hand5, str] = {
+FIVE_CARD_NAMES: Final[dict[Hand5, str]] = {
     Hand5.ROYAL_FLUSH: "royal_flush",
     Hand5.STRAIGHT_FLUSH: "straight_flush",
     Hand5.FOUR_OF_A_KIND: "four_of_a_kind",
@@ -23,10 +24,10 @@ FIVE_CARD_NAMES: dict[Hand5, str] = {
     Hand5.THREE_OF_A_KIND: "three_of_a_kind",
     Hand5.TWO_PAIR: "two_pair",
 }
-PAIR_OF_TENS_OR_BETTER = "pair_of_tens_or_better"
-FIVE_CARD_HAND_KEYS = (*FIVE_CARD_NAMES.values(), PAIR_OF_TENS_OR_BETTER)
+PAIR_OF_TENS_OR_BETTER: Final = "pair_of_tens_or_better"
+FIVE_CARD_HAND_KEYS: Final = (*FIVE_CARD_NAMES.values(), PAIR_OF_TENS_OR_BETTER)
 
-FOUR_CARD_NAMES: dict[Hand4, str] = {
+FOUR_CARD_NAMES: Final[dict[Hand4, str]] = {
     Hand4.FOUR_OF_A_KIND: "four_of_a_kind",
     Hand4.STRAIGHT_FLUSH: "straight_flush",
     Hand4.THREE_OF_A_KIND: "three_of_a_kind",
@@ -35,7 +36,7 @@ FOUR_CARD_NAMES: dict[Hand4, str] = {
     Hand4.TWO_PAIR: "two_pair",
 }
 
-THREE_CARD_NAMES: dict[Hand3, str] = {
+THREE_CARD_NAMES: Final[dict[Hand3, str]] = {
     Hand3.STRAIGHT_FLUSH: "straight_flush",
     Hand3.THREE_OF_A_KIND: "three_of_a_kind",
     Hand3.STRAIGHT: "straight",

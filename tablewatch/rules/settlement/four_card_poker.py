@@ -20,6 +20,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from tablewatch.rules.config import TableConfig
 from tablewatch.rules.hands import best4of5, best4of6
 from tablewatch.rules.paytables import four_card_poker_ante as ante_tables
@@ -34,12 +36,12 @@ from tablewatch.rules.settlement.expected import (
     envy_amount,
 )
 
-ANTE_AND_PLAY = ante_tables.ANTE_AND_PLAY
-FORFEIT_SECTION = "§ 641a.11(b)"
-COMPARE_SECTION = "§ 641a.11(c)(3)"
-VALIDATION_SECTION = "§ 641a.11(c)(5)(iii)"
-INVENTORY_SECTION = "§ 641a.11(c)(5)(iv)"
-ENVY_RULE_SECTION = "§ 641a.11(c)(5)(v)"
+ANTE_AND_PLAY: Final = ante_tables.ANTE_AND_PLAY
+FORFEIT_SECTION: Final = "§ 641a.11(b)"
+COMPARE_SECTION: Final = "§ 641a.11(c)(3)"
+VALIDATION_SECTION: Final = "§ 641a.11(c)(5)(iii)"
+INVENTORY_SECTION: Final = "§ 641a.11(c)(5)(iv)"
+ENVY_RULE_SECTION: Final = "§ 641a.11(c)(5)(v)"
 
 
 def settle_four_card_poker(view: RoundView, config: TableConfig) -> Settlement:

@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Final
 
 from tablewatch.rules.config import TableConfig
 from tablewatch.rules.hands import best5of6, strength3, strength5
@@ -38,20 +39,20 @@ from tablewatch.rules.settlement.expected import (
     envy_amount,
 )
 
-MAIN_BETS = ("bet1", "bet2", "bet3")
-NOTHING_PULLED: dict[str, str] = {}  # a seat with no decision (read only)
-PULLABLE = ("bet1", "bet2")
-WITHDRAW_SECTION = {"bet1": "§ 643a.11(b)", "bet2": "§ 643a.11(d)"}
-THREE_CARD_VALIDATION = "§ 643a.11(g)(3)(iii)"
-THREE_CARD_INVENTORY = "§ 643a.11(g)(3)(iv)"
-THREE_CARD_ENVY_RULE = "§ 643a.11(g)(3)(v)"
-FIVE_CARD_VALIDATION = "§ 643a.11(g)(4)(iii)"
-FIVE_CARD_INVENTORY = "§ 643a.11(g)(4)(iv)"
-FIVE_CARD_ENVY_RULE = "§ 643a.11(g)(4)(v)"
-THREE_CARD_ENVY_SECTIONS = f"{THREE_CARD_ENVY_RULE}, {progressive_tables.ENVY_SECTION}"
-FIVE_CARD_ENVY_SECTIONS = f"{FIVE_CARD_ENVY_RULE}, {FIVE_CARD_ENVY_SECTION}"
-HAND_BONUS_VALIDATION = "§ 643a.11(g)(5)(ii)"
-HAND_BONUS_VALIDATION_ODDS = 500  # "for 1" payouts from 500 for 1 need a floorperson
+MAIN_BETS: Final = ("bet1", "bet2", "bet3")
+NOTHING_PULLED: Final[dict[str, str]] = {}  # a seat with no decision (read only)
+PULLABLE: Final = ("bet1", "bet2")
+WITHDRAW_SECTION: Final = {"bet1": "§ 643a.11(b)", "bet2": "§ 643a.11(d)"}
+THREE_CARD_VALIDATION: Final = "§ 643a.11(g)(3)(iii)"
+THREE_CARD_INVENTORY: Final = "§ 643a.11(g)(3)(iv)"
+THREE_CARD_ENVY_RULE: Final = "§ 643a.11(g)(3)(v)"
+FIVE_CARD_VALIDATION: Final = "§ 643a.11(g)(4)(iii)"
+FIVE_CARD_INVENTORY: Final = "§ 643a.11(g)(4)(iv)"
+FIVE_CARD_ENVY_RULE: Final = "§ 643a.11(g)(4)(v)"
+THREE_CARD_ENVY_SECTIONS: Final = f"{THREE_CARD_ENVY_RULE}, {progressive_tables.ENVY_SECTION}"
+FIVE_CARD_ENVY_SECTIONS: Final = f"{FIVE_CARD_ENVY_RULE}, {FIVE_CARD_ENVY_SECTION}"
+HAND_BONUS_VALIDATION: Final = "§ 643a.11(g)(5)(ii)"
+HAND_BONUS_VALIDATION_ODDS: Final = 500  # "for 1" payouts from 500 for 1 need a floorperson
 
 
 def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
