@@ -47,7 +47,7 @@ KEPT_PURE = {
     "tablewatch.rules.placed_wager": "a msgspec Struct (a wager on the layout)",
     "tablewatch.rules.settlement.lines": "msgspec Structs (the expected lines)",
     "tablewatch.rules.round_result": "a msgspec Struct (RoundResult)",
-    "tablewatch.rules.config": "msgspec Structs (the table configuration)",
+    "tablewatch.rules.config_schema": "a msgspec Struct (a table as the file gives it)",
     "tablewatch.rules.decode": "msgspec decoding, already C",
     # Pickled from one --jobs process to another: a compiled frozen dataclass
     # cannot be unpickled.

@@ -13,6 +13,7 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
+from tablewatch.rules.config_schema import RawTable
 from tablewatch.rules.paytables import (
     aces_up,
     five_card_bonus,
@@ -36,16 +37,6 @@ GameName = Literal["four_card_poker", "let_it_ride"]
 
 class ConfigError(ValueError):
     """A configuration refused, with the reason and the rule it breaks."""
-
-
-class _RawTable(msgspec.Struct, forbid_unknown_fields=True):
-    game: str
-    paytables: dict[str, str | dict[str, str]] = {}
-    counting_shuffler: bool = False
-    payout_limit: int | None = None
-    progressive_reset: int | None = None
-    progressive_rate: float | None = None
-    dealing: Literal["hand", "manual_shoe", "automated_shoe"] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +103,7 @@ def parse_config(document: Any) -> dict[str, TableConfig]:
 def parse_table(table_id: str, raw: Any) -> TableConfig:
     """Validate one table's configuration."""
     try:
-        spec = msgspec.convert(raw, _RawTable)
+        spec = msgspec.convert(raw, RawTable)
     except msgspec.ValidationError as exc:
         raise ConfigError(f"table {table_id}: {_where(exc)}") from None
     if spec.game not in GAMES:
@@ -198,7 +189,7 @@ def _fcp_envy(where: str, choice: object) -> dict[str, int]:
 def _check_progressive(
     table_id: str,
     game: str,
-    spec: _RawTable,
+    spec: RawTable,
     paytables: Mapping[str, PayTable],
     envy: Mapping[str, int],
 ) -> None:
