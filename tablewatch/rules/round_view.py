@@ -17,6 +17,7 @@ from tablewatch.rules.round import Round
 
 WagerKey = tuple[int, str]  # (seat, bet)
 SEAT_TARGETS: Final = ("", *(f"seat:{seat}" for seat in range(1, 8)))  # seat -> its `to`
+NO_BETS: Final[dict[str, PlacedWager]] = {}  # a seat with no wager (read only)
 SEAT_OF_TARGET: Final = {target: seat for seat, target in enumerate(SEAT_TARGETS) if seat}
 
 
@@ -29,6 +30,7 @@ class RoundView:
     decisions: dict[int, list[Decision]]  # by seat, in order
     reveals: dict[tuple[str, int | None], Reveal]  # first reveal of ("community", 1) etc.
     # Derived once: settlement and the checks ask for them many times a round.
+    _by_seat: dict[int, dict[str, PlacedWager]] = field(init=False, repr=False, compare=False)
     _seats: list[int] = field(init=False, repr=False, compare=False)
     _dealt_seats: list[int] = field(init=False, repr=False, compare=False)
     # No card dealt twice in the round (the usual case): every hand is of distinct cards.
@@ -51,7 +53,15 @@ class RoundView:
         self.card_events = card_events
         self.decisions = decisions
         self.reveals = reveals
-        self._seats = sorted({key[0] for key in wagers})
+        by_seat: dict[int, dict[str, PlacedWager]] = {}
+        for (seat, bet), wager in wagers.items():
+            bets = by_seat.get(seat)
+            if bets is None:
+                by_seat[seat] = {bet: wager}
+            else:
+                bets[bet] = wager
+        self._by_seat = by_seat
+        self._seats = sorted(by_seat)
         self._dealt_seats = sorted(filter(None, map(SEAT_OF_TARGET.get, cards)))  # seats 1-7
         if no_repeated_card is None:
             dealt = cards.values()
@@ -65,8 +75,13 @@ class RoundView:
     def seat_cards(self, seat: int) -> list[Card]:
         return self.cards.get(SEAT_TARGETS[seat], [])
 
+    def bets(self, seat: int) -> dict[str, PlacedWager]:
+        """The seat's wagers on the layout by bet (a shared dict: do not modify). Looking a
+        bet up here builds and hashes no ``(seat, bet)`` tuple, as ``wagers`` does."""
+        return self._by_seat.get(seat, NO_BETS)
+
     def amount(self, seat: int, bet: str) -> int:
-        wager = self.wagers.get((seat, bet))
+        wager = self._by_seat.get(seat, NO_BETS).get(bet)
         return wager.amount if wager else 0
 
     def dealt_seats(self) -> list[int]:

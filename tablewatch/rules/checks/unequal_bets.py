@@ -14,10 +14,10 @@ MAIN_BETS: Final = ("bet1", "bet2", "bet3")
 def check(ctx: RoundContext) -> list[Finding]:
     if ctx.game != LIR:
         return []
-    amount = ctx.view.amount
+    view = ctx.view
     out = []
-    for seat in ctx.view.seats():
-        amounts = [amount(seat, bet) for bet in MAIN_BETS]
+    for seat in view.seats():
+        amounts = [view.amount(seat, bet) for bet in MAIN_BETS]
         if amounts[0] == amounts[1] == amounts[2]:
             continue  # three equal wagers, or none
         ids = [i for bet in MAIN_BETS for i in _ids(ctx, seat, bet)]

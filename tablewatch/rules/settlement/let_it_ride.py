@@ -73,18 +73,18 @@ def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
             hand = cards + community
             if one_deck or distinct(hand):
                 five[seat] = five_card_names(strength5(hand))
-    wagers = view.wagers
     main = config.paytables["main"]
     for seat in view.seats():
         if seat not in five:
             continue  # a misdeal (the round must be voided) or a repeated card: nothing to price
+        bets = view.bets(seat)
         _main_bets(out, view, config, main, seat, five[seat])
         # Side wagers, each priced only if placed (most seats play one or two).
-        if wager := wagers.get((seat, "five_card_bonus")):
+        if wager := bets.get("five_card_bonus"):
             out.add_table_wager(config, seat, "five_card_bonus", wager.amount, five[seat])
-        if wager := wagers.get((seat, "three_card_bonus")):
+        if wager := bets.get("three_card_bonus"):
             out.add_table_wager(config, seat, "three_card_bonus", wager.amount, three[seat])
-        if wager := wagers.get((seat, "progressive")):
+        if wager := bets.get("progressive"):
             out.add_table_wager(
                 config,
                 seat,
@@ -94,7 +94,7 @@ def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
                 THREE_CARD_VALIDATION,
                 THREE_CARD_INVENTORY,
             )
-        if wager := wagers.get((seat, "five_card_progressive")):
+        if wager := bets.get("five_card_progressive"):
             out.add_table_wager(
                 config,
                 seat,
@@ -104,9 +104,9 @@ def settle_let_it_ride(view: RoundView, config: TableConfig) -> Settlement:
                 FIVE_CARD_VALIDATION,
                 FIVE_CARD_INVENTORY,
             )
-        if wager := wagers.get((seat, "five_card_hand_bonus")):
+        if wager := bets.get("five_card_hand_bonus"):
             _hand_bonus(out, config, seat, wager.amount, five[seat])
-        if (wager := wagers.get((seat, "six_card_bonus"))) and len(bonus) == 3:
+        if (wager := bets.get("six_card_bonus")) and len(bonus) == 3:
             six_cards = [*view.seat_cards(seat), *bonus]
             if one_deck or distinct(six_cards):
                 six = five_card_names(best5of6(six_cards))
@@ -143,9 +143,9 @@ def _main_bets(
     won = table.odds_for(names)
     pulled = pulled_bets(view, seat) if seat in view.decisions else NOTHING_PULLED
     uncapped = 0
-    wagers = view.wagers
+    bets = view.bets(seat)
     for bet in MAIN_BETS:
-        wager = wagers.get((seat, bet))
+        wager = bets.get(bet)
         if wager is None:
             continue
         stake = wager.amount
