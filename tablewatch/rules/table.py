@@ -68,7 +68,9 @@ class DeckState:
 class TableState:
     table_id: str
     config: TableConfig
-    last_seq: int | None = None
+    # The seq expected next, -1 before any: a plain int, so that the fold's fast path
+    # neither boxes nor adds Python ints (compiled); ``last_seq`` reads and sets it.
+    _next_seq: int = -1
     open_round: Round | None = None
     attached: list[Finding] = field(default_factory=list)  # for the open round
     decks: dict[str, DeckState] = field(default_factory=dict)
@@ -78,6 +80,15 @@ class TableState:
     duplicates: int = 0
     window: IdWindow = field(default_factory=lambda: IdWindow(DEDUP_WINDOW))
     _closed: deque[str] = field(default_factory=lambda: deque(maxlen=CLOSED_WINDOW))
+
+    @property
+    def last_seq(self) -> int | None:
+        """The seq of the last event folded here (None before any)."""
+        return self._next_seq - 1 if self._next_seq >= 0 else None
+
+    @last_seq.setter
+    def last_seq(self, seq: int | None) -> None:
+        self._next_seq = -1 if seq is None else seq + 1
 
     def is_duplicate(self, event_id: str) -> bool:
         """True for an event_id among the last DEDUP_WINDOW seen here; otherwise remember it."""
@@ -298,12 +309,12 @@ def fold_events(
             window = table.window
             if (
                 mid.round_id == current.round_id
-                and seq == table.last_seq + 1  # type: ignore[operator]  # a round is open
+                and seq == table._next_seq  # a round is open: a seq was seen
                 and (event_id := mid.event_id) not in (ids := window.ids)
             ):
                 ids.add(event_id)  # is_duplicate: not in the window (trimmed later)
                 window.order.append(event_id)
-                table.last_seq = seq
+                table._next_seq = seq + 1
                 collect.append(mid)  # Round.apply
                 current.last = mid
                 continue
