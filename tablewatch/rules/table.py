@@ -22,7 +22,6 @@ from tablewatch.rules.checks import (
 from tablewatch.rules.checks.table_level import table_finding
 from tablewatch.rules.config import TableConfig
 from tablewatch.rules.events import (
-    EVENT_TYPES,
     ROUND_EVENT_TYPES,
     AnyEvent,
     AnyRoundEvent,
@@ -46,9 +45,7 @@ from tablewatch.rules.round import Round
 Outcome = RoundResult | Finding
 
 # Round events that neither open nor close a round.
-_MID_ROUND: Final[frozenset[type]] = frozenset(
-    t for t in EVENT_TYPES if issubclass(t, RoundEvent) and t not in (RoundStart, RoundEnd)
-)
+_MID_ROUND: Final[frozenset[type]] = ROUND_EVENT_TYPES - {RoundStart, RoundEnd}
 
 DEDUP_WINDOW = 50_000  # event_ids remembered per table
 CLOSED_WINDOW: Final = 64  # round_ids remembered per table after their round_end
