@@ -64,11 +64,8 @@ class RoundResult(msgspec.Struct, frozen=True, eq=False):
         return hash(self.summary())
 
     def __repr__(self) -> str:
-        names = self.__struct_fields__[:-1]
-        fields = ", ".join(
-            f"{name}={value!r}" for name, value in zip(names, self.summary(), strict=True)
-        )
-        return f"RoundResult({fields})"
+        fields = (f"{name}={getattr(self, name)!r}" for name in self.__struct_fields__[:-1])
+        return f"RoundResult({', '.join(fields)})"
 
     @property
     def settlements(self) -> tuple[SettlementLine, ...]:
