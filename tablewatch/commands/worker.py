@@ -71,6 +71,14 @@ from tablewatch.rules.config import ConfigError
     show_default=True,
     help="Event loop (uvloop: faster; asyncio: the standard library's).",
 )
+@click.option(
+    "--log-level",
+    envvar="TABLEWATCH_LOG_LEVEL",
+    type=click.Choice(["DEBUG", "INFO", "WARN", "ERROR"], case_sensitive=False),
+    default="WARN",
+    show_default=True,
+    help="INFO adds rebalances, table restores and Faust's recovery.",
+)
 def worker(
     config_path: Path,
     app_id: str,
@@ -83,6 +91,7 @@ def worker(
     flush_ms: int,
     data_dir: Path,
     event_loop: str,
+    log_level: str,
 ) -> None:
     """Consume table-events, judge every round, write ClickHouse, rounds and findings."""
     from tablewatch.processors.app import Worker
@@ -101,6 +110,7 @@ def worker(
         rounds_topic=f"{topics_prefix}rounds",
         findings_topic=f"{topics_prefix}findings",
         event_loop=event_loop,
+        log_level=log_level.upper(),
     )
     if dsn:
         settings = replace(settings, dsn=dsn)

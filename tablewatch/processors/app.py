@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -30,6 +30,7 @@ from mode import ServiceT
 
 from tablewatch.config_file import load_config
 from tablewatch.processors.ack_order import InOrderAcks, Ticket
+from tablewatch.processors.batch_writer import BatchWriter, Sinks
 from tablewatch.processors.processor import Batch, LiveProcessor
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.processors.stepped_delivery import SteppedDeliveryApp
@@ -119,12 +120,12 @@ class Worker:
         self.store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
         self.reader_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="queries")
         # batches written by one task, in order, while the agent goes on judging
-        self._batches: asyncio.Queue[Batch[Ticket[EventT[bytes]]]] = asyncio.Queue(maxsize=4)
+        self.batches: BatchWriter[Ticket[EventT[bytes]]] = BatchWriter(
+            Sinks(self._insert_rows, self._send_messages, self._save_snapshots, self.acks.release)
+        )
         self._topics_ready = asyncio.Event()
         self._last_flush = time.monotonic()
         self.positions: dict[int, int] = {}  # partition -> last offset handed to the processor
-        self.flushes = 0
-        self.write_seconds = 0.0
         self.delay_s = 0.0
         self.started = time.time()
         self._install()
@@ -160,10 +161,7 @@ class Worker:
 
         @app.task  # type: ignore[untyped-decorator]
         async def write_batches() -> None:
-            while True:
-                batch = await self._batches.get()
-                await self._write(batch)
-                self._batches.task_done()
+            await self.batches.run()
 
         @app.timer(settings.flush_every_ms / 1000)  # type: ignore[untyped-decorator]
         async def tick() -> None:
@@ -190,10 +188,7 @@ class Worker:
         if not partitions:
             return
         await self.flush()
-        written = self._batches.join()
-        try:
-            await asyncio.wait_for(written, timeout=self.settings.session_timeout_s / 2)
-        except TimeoutError:
+        if not await self.batches.settle(timeout_s=self.settings.session_timeout_s / 2):
             log.error("rebalance: batches not written in time; the next owner redoes them")
         dropped = self.processor.forget(partitions)
         waiting = self.acks.forget(partitions)
@@ -224,13 +219,10 @@ class Worker:
         self._last_flush = time.monotonic()
         if len(batch) == 0 and not batch.snapshots:
             return
-        await self._batches.put(batch)
+        await self.batches.put(batch)
 
-    async def _write(self, batch: Batch[Ticket[EventT[bytes]]]) -> None:
-        await self._topics_ready.wait()
-        started = time.perf_counter()
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(
+    async def _insert_rows(self, batch: Batch[Ticket[EventT[bytes]]]) -> None:
+        await asyncio.get_running_loop().run_in_executor(
             self.store_thread,
             lambda: self.writer.insert(
                 events=batch.events,
@@ -239,6 +231,9 @@ class Worker:
                 findings=batch.findings,
             ),
         )
+
+    async def _send_messages(self, batch: Batch[Ticket[EventT[bytes]]]) -> None:
+        await self._topics_ready.wait()
         sends = []
         for topic, messages in (
             (self.rounds_topic, batch.round_messages),
@@ -249,11 +244,20 @@ class Worker:
                 sends.append(await topic.send(key=key, value=value))
         if sends:
             await asyncio.gather(*sends)
-        for table_id, data in batch.snapshots.items():
-            self.state[table_id.encode()] = data
-        self.acks.release(batch.acks)
-        self.flushes += 1
-        self.write_seconds += time.perf_counter() - started
+
+    async def _save_snapshots(self, snapshots: Mapping[str, bytes]) -> None:
+        """Set each table's state and wait until the broker has its changelog message.
+
+        What ``self.state[key] = value`` does, but with the send's future kept:
+        Faust would only buffer the message (see :mod:`.batch_writer`).
+        """
+        table = self.state
+        sent = []
+        for table_id, data in snapshots.items():
+            key = table_id.encode()
+            sent.append(table.send_changelog(table.partition_for_key(key), key, data))
+            table.data[key] = data
+        await asyncio.gather(*sent)
 
     def run(self) -> None:
         """Run the worker until it is stopped (SIGINT/SIGTERM)."""
@@ -261,7 +265,7 @@ class Worker:
             import uvloop
 
             asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-        worker = faust.Worker(self.app, loglevel="WARN", quiet=True)
+        worker = faust.Worker(self.app, loglevel=self.settings.log_level, quiet=True)
         # Faust's terminal spinner sets the root logger to DEBUG (to spin on every record),
         # which makes Faust and aiokafka build a log record for each message they send.
         worker.spinner = None

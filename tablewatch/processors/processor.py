@@ -92,6 +92,7 @@ class LiveProcessor(Generic[Token]):
         if not data:
             return None
         table, offset = restore(data, config)
+        log.info("restored %s: offset %s, seq %s", table_id, offset, table.last_seq)
         if offset is not None:
             self._offsets[table_id] = offset
         return table

@@ -27,4 +27,5 @@ class WorkerSettings:
     silence_minutes: float = 15.0
     session_timeout_s: float = 30.0  # how soon a killed worker's partitions are taken over
     event_loop: str = "uvloop"  # or "asyncio"
+    log_level: str = "WARN"  # of Faust, aiokafka and the worker (INFO: rebalances, restores)
     data_dir: Path = Path(os.environ.get("TABLEWATCH_WORKER_DIR", ".data/worker"))

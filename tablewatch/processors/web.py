@@ -89,10 +89,11 @@ async def metrics_of(worker: Worker) -> dict[str, Any]:
         "consumer_lag": lag,
         "consumer_lag_total": sum(lag.values()),
         "offset_gaps": getattr(consumer, "offset_gaps", 0),  # holes in the events topic
-        "flushes": worker.flushes,
-        "write_seconds": round(worker.write_seconds, 3),
+        "flushes": worker.batches.flushes,
+        "write_seconds": round(worker.batches.write_seconds, 3),
+        "stale_batches": worker.batches.stale,
         "consumer_delay_ms": round(worker.delay_s * 1000),
-        "batches_waiting": worker._batches.qsize(),
+        "batches_waiting": worker.batches.waiting(),
         "unacknowledged": worker.acks.waiting(),
     }
 
