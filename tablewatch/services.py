@@ -6,13 +6,14 @@ Used by ``tablewatch live``, the integration tests and the benchmarks.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -26,16 +27,24 @@ class ServiceFailed(RuntimeError):
 
 @contextmanager
 def child_service(
-    args: Sequence[str], health_url: str, log_path: Path, *, ready_timeout: float = 120
+    args: Sequence[str],
+    health_url: str,
+    log_path: Path,
+    *,
+    ready_timeout: float = 120,
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """``tablewatch ARGS`` as a child process, yielded once ``health_url`` answers.
 
     Stopped with SIGTERM (then SIGKILL after 45 s) when the block ends, unless
-    already dead. Output goes to ``log_path``.
+    already dead. Output goes to ``log_path``; ``env`` is added to this process's.
     """
     log = log_path.open("ab")
     process = subprocess.Popen(
-        [sys.executable, "-m", "tablewatch.cli", *args], stdout=log, stderr=log
+        [sys.executable, "-m", "tablewatch.cli", *args],
+        stdout=log,
+        stderr=log,
+        env={**os.environ, **env} if env else None,
     )
     try:
         deadline = time.monotonic() + ready_timeout

@@ -25,6 +25,8 @@ from tablewatch.services import (
 )
 from tablewatch.sim.floor import Floor
 
+FAULTS = Path(__file__).parent / "faults"
+
 
 @dataclass
 class Deployment:
@@ -38,10 +40,17 @@ class Deployment:
 
     @contextmanager
     def worker(
-        self, config: Path, log_name: str = "worker.log", *, instance: str = ""
+        self,
+        config: Path,
+        log_name: str = "worker.log",
+        *,
+        instance: str = "",
+        changelog_delay: float = 0.0,
     ) -> Iterator[subprocess.Popen[bytes]]:
         """A worker process; another ``instance`` joins the same group with its own
-        embedded store, data directory and web port (``port_of(instance)``)."""
+        embedded store, data directory and web port (``port_of(instance)``).
+        ``changelog_delay``: seconds each table-state changelog message waits in
+        Faust's producer buffer (the fault of ``faults/sitecustomize.py``)."""
         port = self.port_of(instance)
         args = worker_args(
             config, bootstrap=self.bootstrap, dsn=f"chdb:///{self.root / f'chdb{instance}'}",
@@ -49,7 +58,11 @@ class Deployment:
             session_timeout=6,
         )  # fmt: skip
         health = f"http://127.0.0.1:{port}/health"
-        with child_service(args, health, self.root / log_name) as process:
+        env = {"TABLEWATCH_LOG_LEVEL": "INFO"}
+        if changelog_delay:
+            env["PYTHONPATH"] = str(FAULTS)
+            env["TABLEWATCH_TEST_CHANGELOG_DELAY"] = str(changelog_delay)
+        with child_service(args, health, self.root / log_name, env=env) as process:
             yield process
 
     def port_of(self, instance: str) -> int:
@@ -60,6 +73,19 @@ class Deployment:
     def log_tail(self, name: str = "worker.log") -> str:
         path = self.root / name
         return path.read_text(errors="replace")[-3000:] if path.exists() else "(no log)"
+
+    def worker_story(self, *names: str) -> str:
+        """The workers' rebalances, table restores, warnings and errors, from their logs."""
+        keep = ("rebalance", "restored", "WARNING", "ERROR", "Setting newly assigned")
+        noise = "Missing sensor state"  # Faust, because the worker drops its Monitor
+        lines = [
+            f"{name}: {line}"
+            for name in names
+            if (self.root / name).exists()
+            for line in (self.root / name).read_text(errors="replace").splitlines()
+            if any(word in line for word in keep) and noise not in line
+        ]
+        return "\n".join(lines[-200:])
 
     def get(self, path: str, instance: str = "") -> Any:
         return get_json(self.port_of(instance), path)
