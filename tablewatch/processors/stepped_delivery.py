@@ -129,9 +129,31 @@ class SteppedDeliveryConsumer(aiokafka_driver.Consumer):
         self.stop_flow()
         try:
             await super().perform_seek()
+            await self._rewind_uncommitted()
         finally:
             if resume:
                 self.resume_flow()
+
+    async def _rewind_uncommitted(self) -> None:
+        """Send the strict topics' partitions with no committed offset back to their start.
+
+        aiokafka's ``seek_to_committed`` moves only partitions committed past 0;
+        any other keeps the position its fetch had reached, so the messages of
+        that fetch which the stopped flow dropped never came again (seen in a
+        crash test, session 6: a worker killed before its first commit, and its
+        successor lost thousands of events). Such a partition goes back to
+        offset 0, where ``auto_offset_reset=earliest`` started it; what is
+        delivered twice is skipped by the processor.
+        """
+        strict = getattr(self.app, "strict_topics", ())
+        uncommitted = [
+            tp
+            for tp in self.assignment()
+            if tp.topic in strict and not self._committed_offset.get(tp)
+        ]
+        if uncommitted:
+            log.info("partitions with no committed offset, read from 0: %s", sorted(uncommitted))
+            await self.seek_wait({aiokafka_driver.ensure_aiokafka_TP(tp): 0 for tp in uncommitted})
 
     async def _add_gap(self, tp: TP, offset_from: int, offset_to: int) -> None:
         """Faust marks offsets missing from a fetch as processed (compacted topics and

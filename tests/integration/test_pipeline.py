@@ -56,6 +56,21 @@ def test_simulated_floor_end_to_end(kafka_bootstrap: str, tmp_path: Path) -> Non
         assert sum(metrics["findings_by_check"].values()) == len(floor.truth)
 
 
+def test_first_start_on_a_backlog(kafka_bootstrap: str, tmp_path: Path) -> None:
+    """The events are in Kafka before any worker of the group ever ran: no partition has
+    a committed offset when the first worker starts, and its first fetch may be under
+    way when Faust seeks to the committed offsets. Every event must still be judged."""
+    floor = simulated_floor(tmp_path, tables=6, rounds=300, seed=34)
+    deployment = new_deployment(kafka_bootstrap, tmp_path, free_port())
+    deployment.ingest(write_jsonl(tmp_path / "events.jsonl", floor.events))
+    with deployment.worker(floor.config):
+        deployment.wait_for_rounds(floor.rounds)
+        time.sleep(1)  # the findings of the last flush
+        assert stored_findings(deployment) == floor.truth, deployment.worker_story("worker.log")
+        assert_no_duplicates(deployment, floor)
+        assert deployment.get("/metrics")["offset_gaps"] == 0
+
+
 @pytest.mark.parametrize("changelog_delay", [0.0, 0.3], ids=["", "slow-changelog"])
 def test_worker_killed_mid_stream(
     kafka_bootstrap: str, tmp_path: Path, changelog_delay: float
