@@ -22,7 +22,7 @@ import logging
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 import faust
 from faust.types import TP, AppT, EventT, Message
@@ -33,7 +33,7 @@ from tablewatch.processors.ack_order import InOrderAcks, Ticket
 from tablewatch.processors.batch_writer import BatchWriter, Sinks
 from tablewatch.processors.processor import Batch, LiveProcessor
 from tablewatch.processors.settings import WorkerSettings
-from tablewatch.processors.stepped_delivery import SteppedDeliveryApp
+from tablewatch.processors.stepped_delivery import SteppedDeliveryApp, SteppedDeliveryConsumer
 from tablewatch.processors.web import install_views
 from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
@@ -107,7 +107,7 @@ class Worker:
             partitions=settings.partitions,
             use_partitioner=True,  # partition by key, like the source topic
         )
-        self.acks: InOrderAcks[EventT[bytes]] = InOrderAcks(lambda event: event.ack())
+        self.acks: InOrderAcks[EventT[bytes]] = InOrderAcks(self._ack)
         self.processor: LiveProcessor[Ticket[EventT[bytes]]] = LiveProcessor(
             self.configs,
             self._load_snapshot,
@@ -129,6 +129,9 @@ class Worker:
         self.delay_s = 0.0
         self.started = time.time()
         self._install()
+
+    def _ack(self, event: EventT[bytes]) -> None:
+        cast(SteppedDeliveryConsumer, self.app.consumer).ack_processed(event.message)
 
     def _load_snapshot(self, table_id: str) -> bytes | None:
         value = self.state.get(table_id.encode())

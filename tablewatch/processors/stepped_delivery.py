@@ -94,6 +94,35 @@ class SteppedDeliveryConsumer(aiokafka_driver.Consumer):
         deliver: Callable[[Message], Awaitable[None]] = self.callback
         self.callback = lambda message: _Delivery(deliver(message))  # type: ignore[arg-type]
         self.offset_gaps = 0  # holes found in the app's strict topics (see _add_gap)
+        self.acks_refused = 0  # Faust's own acks of strict-topic messages (see ack)
+        self._acking_processed = False
+
+    def ack(self, message: Message) -> bool:
+        """Refuse Faust's own acks on the strict topics: only :meth:`ack_processed` acks.
+
+        The worker's stream does not ack (``noack``), yet Faust still acks a
+        message its stream *skips*: one of an older consumer generation (fetched
+        before a rebalance, delivered after it) or one that arrives while the
+        flow is suspended. Nothing processed such a message; if the partition
+        stayed here, its ack could let the commit pass the same offset read
+        again in the new generation before that copy is judged. Refused, the
+        commit simply waits for the worker's own ack of that copy.
+        """
+        if not self._acking_processed and message.topic in self._strict_topics():
+            self.acks_refused += 1
+            return False
+        return bool(super().ack(message))
+
+    def ack_processed(self, message: Message) -> None:
+        """The worker's ack: everything the message caused is written."""
+        self._acking_processed = True
+        try:
+            message.ack(self)
+        finally:
+            self._acking_processed = False
+
+    def _strict_topics(self) -> frozenset[str]:
+        return getattr(self.app, "strict_topics", frozenset())
 
     async def wait_first(self, *coros: WaitArgT, timeout: Seconds = None) -> WaitResults:  # type: ignore[assignment]
         delivery = coros[0] if len(coros) == 2 and timeout is None else None
@@ -145,7 +174,7 @@ class SteppedDeliveryConsumer(aiokafka_driver.Consumer):
         offset 0, where ``auto_offset_reset=earliest`` started it; what is
         delivered twice is skipped by the processor.
         """
-        strict = getattr(self.app, "strict_topics", ())
+        strict = self._strict_topics()
         uncommitted = [
             tp
             for tp in self.assignment()
@@ -160,7 +189,7 @@ class SteppedDeliveryConsumer(aiokafka_driver.Consumer):
         transaction markers leave such holes). The controllers' events are neither: a
         hole there means messages skipped, so it is logged and not marked, and the
         commit waits at it (a restart reads from there again)."""
-        if tp.topic not in getattr(self.app, "strict_topics", ()):
+        if tp.topic not in self._strict_topics():
             await super()._add_gap(tp, offset_from, offset_to)
             return
         self.offset_gaps += 1

@@ -68,7 +68,9 @@ async def metrics_of(worker: Worker) -> dict[str, Any]:
     counters = worker.processor.counters
     elapsed = max(time.time() - worker.started, 1e-9)
     lag: dict[str, int] = {}
+    uncommitted: dict[str, int] = {}  # messages not yet covered by a committed offset
     consumer = worker.app.consumer
+    committed = getattr(consumer, "_committed_offset", {})
     for tp in consumer.assignment():
         if tp.topic != worker.settings.events_topic:
             continue
@@ -76,6 +78,7 @@ async def metrics_of(worker: Worker) -> dict[str, Any]:
         done = worker.positions.get(tp.partition, -1)
         if high is not None:
             lag[str(tp.partition)] = max(0, high - done - 1)
+            uncommitted[str(tp.partition)] = max(0, high - (committed.get(tp) or 0))
     return {
         "status": readiness(worker),
         "rebalances": worker.app.rebalancing_count,
@@ -88,7 +91,9 @@ async def metrics_of(worker: Worker) -> dict[str, Any]:
         "findings_by_check": counters.findings_by_check,
         "consumer_lag": lag,
         "consumer_lag_total": sum(lag.values()),
+        "uncommitted": uncommitted,
         "offset_gaps": getattr(consumer, "offset_gaps", 0),  # holes in the events topic
+        "acks_refused": getattr(consumer, "acks_refused", 0),  # Faust's acks of skipped messages
         "flushes": worker.batches.flushes,
         "write_seconds": round(worker.batches.write_seconds, 3),
         "stale_batches": worker.batches.stale,

@@ -54,6 +54,11 @@ def test_simulated_floor_end_to_end(kafka_bootstrap: str, tmp_path: Path) -> Non
         assert metrics["consumer_lag_total"] == 0
         assert metrics["offset_gaps"] == 0
         assert sum(metrics["findings_by_check"].values()) == len(floor.truth)
+        # every message acknowledged by the worker and committed (commits run every second)
+        deadline = time.monotonic() + 10
+        while sum(deployment.get("/metrics")["uncommitted"].values()):
+            assert time.monotonic() < deadline, deployment.get("/metrics")
+            time.sleep(0.5)
 
 
 def test_first_start_on_a_backlog(kafka_bootstrap: str, tmp_path: Path) -> None:
