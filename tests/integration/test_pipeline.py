@@ -39,20 +39,28 @@ def assert_no_duplicates(deployment: Deployment, floor: SimulatedFloor) -> None:
     assert findings[0] == findings[1]
 
 
+def assert_judged_exactly(
+    deployment: Deployment, floor: SimulatedFloor, *logs: str, timeout: float = 180
+) -> None:
+    """Once every round is stored: the findings are the truth, nothing is stored twice,
+    and the consumer met no hole in the events topic."""
+    deployment.wait_for_rounds(floor.rounds, timeout=timeout)
+    time.sleep(1)  # the findings of the last flush
+    assert stored_findings(deployment) == floor.truth, deployment.worker_story(*logs)
+    assert_no_duplicates(deployment, floor)
+    assert deployment.get("/metrics")["offset_gaps"] == 0
+
+
 def test_simulated_floor_end_to_end(kafka_bootstrap: str, tmp_path: Path) -> None:
     floor = simulated_floor(tmp_path, tables=6, rounds=300, seed=31)
     deployment = new_deployment(kafka_bootstrap, tmp_path, free_port())
     with deployment.worker(floor.config):
         deployment.ingest(write_jsonl(tmp_path / "events.jsonl", floor.events))
-        deployment.wait_for_rounds(floor.rounds)
-        time.sleep(1)  # the findings of the last flush
-        assert stored_findings(deployment) == floor.truth
-        assert_no_duplicates(deployment, floor)
+        assert_judged_exactly(deployment, floor, "worker.log")
         metrics = deployment.get("/metrics")
         assert metrics["events"] == len(floor.events)
         assert (metrics["rounds"], metrics["duplicates"]) == (floor.rounds, 0)
         assert metrics["consumer_lag_total"] == 0
-        assert metrics["offset_gaps"] == 0
         assert sum(metrics["findings_by_check"].values()) == len(floor.truth)
         # every message acknowledged by the worker and committed (commits run every second)
         deadline = time.monotonic() + 10
@@ -69,11 +77,7 @@ def test_first_start_on_a_backlog(kafka_bootstrap: str, tmp_path: Path) -> None:
     deployment = new_deployment(kafka_bootstrap, tmp_path, free_port())
     deployment.ingest(write_jsonl(tmp_path / "events.jsonl", floor.events))
     with deployment.worker(floor.config):
-        deployment.wait_for_rounds(floor.rounds)
-        time.sleep(1)  # the findings of the last flush
-        assert stored_findings(deployment) == floor.truth, deployment.worker_story("worker.log")
-        assert_no_duplicates(deployment, floor)
-        assert deployment.get("/metrics")["offset_gaps"] == 0
+        assert_judged_exactly(deployment, floor, "worker.log")
 
 
 @pytest.mark.parametrize("changelog_delay", [0.0, 0.3], ids=["", "slow-changelog"])
@@ -98,12 +102,7 @@ def test_worker_killed_mid_stream(
         worker.wait()
     deployment.ingest(second)  # produced while the worker is down
     with deployment.worker(floor.config, "worker-2.log"):
-        deployment.wait_for_rounds(floor.rounds, timeout=240)
-        time.sleep(1)
-        story = deployment.worker_story("worker.log", "worker-2.log")
-        assert stored_findings(deployment) == floor.truth, story
-        assert_no_duplicates(deployment, floor)
-        assert deployment.get("/metrics")["offset_gaps"] == 0
+        assert_judged_exactly(deployment, floor, "worker.log", "worker-2.log", timeout=240)
 
 
 @pytest.mark.parametrize("changelog_delay", [0.0, 0.3], ids=["", "slow-changelog"])
