@@ -179,7 +179,8 @@ class TableState:
     def _round_event(self, event: RoundEvent, gap: Finding | None, out: list[Outcome]) -> None:
         current = self.open_round
         if type(event) is RoundStart:
-            self._close_open(f"round {event.round_id} started before round_end", out)
+            if current is not None:  # the message is built only for a round left open
+                self._close_open(f"round {event.round_id} started before round_end", out)
             current = self._open(event.round_id)
             self._on_start(event)
         elif current is None or current.round_id != event.round_id:
