@@ -55,7 +55,7 @@ class Round:
     meter: int | None  # the last progressive meter reading seen
     first_ts: str
     last: AnyRoundEvent | None  # the last event applied (its ts is read when asked)
-    others: int  # events applied that no list below collects (start, void, end)
+    others: int  # events applied that no list above collects (start, void, end)
     # event type -> the list above that collects it (the types that come many per
     # round; ``table.fold_events`` appends to them directly)
     collectors: dict[type, list[Any]] = field(init=False, repr=False, compare=False)

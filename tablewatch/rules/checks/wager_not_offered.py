@@ -15,10 +15,8 @@ from tablewatch.rules.findings import Finding
 CODE: Final = "WAGER_NOT_OFFERED"
 ALWAYS: Final = {"four_card_poker": {"ante"}, "let_it_ride": {"bet1", "bet2", "bet3"}}
 LIR_MAIN: Final = "main"
-NEVER_WAGERED: Final = (
-    "play",
-    "ante_bonus",
-)  # Four Card Poker: made by decision / paid by the house
+# Four Card Poker: made by decision / paid by the house
+NEVER_WAGERED: Final = ("play", "ante_bonus")
 _bet_of_key: Final = itemgetter(1)  # (seat, bet) -> bet
 
 
