@@ -19,7 +19,7 @@ from rich.table import Table
 
 from tablewatch.report import money
 from tablewatch.store.dsn import DEFAULT_DSN, ENV_VAR, DsnError, parse_dsn, redact
-from tablewatch.store.sql_text import read_only_refusal
+from tablewatch.store.query_limits import DEFAULT_SECONDS, QueryLimits
 
 if TYPE_CHECKING:
     from clickhouse_connect.driver.client import Client
@@ -156,22 +156,42 @@ def _print_summary(console: Console, s: Summary) -> None:
 @click.argument("sql")
 @dsn_option
 @format_option
-def query(sql: str, dsn: str, fmt: str) -> None:
-    """Run one read-only statement (SELECT, WITH, SHOW, DESCRIBE) and print its rows.
+@click.option(
+    "--seconds",
+    type=click.FloatRange(min=0.1),
+    default=DEFAULT_SECONDS,
+    show_default=True,
+    help="The engine cancels the statement after this long.",
+)
+def query(sql: str, dsn: str, fmt: str, seconds: float) -> None:
+    """Run one read-only statement (SELECT, WITH, DESCRIBE, SHOW TABLES) and print its rows.
 
     Read the *_v views (raw_events_v, rounds_v, settlements_v, findings_v):
-    they are duplicate-free, the tables are not.
+    they are duplicate-free, the tables are not. Only the product's tables and
+    views can be read, with no table functions, within limits of time, rows
+    and memory (docs/store.md, "Reading the store").
     """
-    refusal = read_only_refusal(sql)
-    if refusal:
-        Console(stderr=True).print(f"tablewatch db query: refused: {refusal}", markup=False)
+    from tablewatch.store.client import StoreError
+    from tablewatch.store.read_only import QueryFailed, QueryRefused, open_reader
+
+    err = Console(stderr=True, highlight=False)
+    try:
+        reader = open_reader(dsn, QueryLimits(seconds=seconds))
+    except (StoreError, DsnError) as exc:
+        err.print(f"tablewatch db query: {exc}", markup=False)
         sys.exit(EXIT_ERROR)
-    with _store(dsn, "query") as client:
-        # readonly=2 on the engine too: the statement check above is a first line only.
-        # (On chdb this sticks to the client's handle, which is this command's own.)
-        result = client.query(sql, settings={"readonly": 2})
-        names: Sequence[str] = result.column_names
-        rows: Sequence[Sequence[Any]] = result.result_rows
+    try:
+        answer = reader.run(sql)
+    except QueryRefused as refused:
+        err.print(f"tablewatch db query: refused: {refused.reason}", markup=False)
+        sys.exit(EXIT_ERROR)
+    except QueryFailed as failed:
+        err.print(f"tablewatch db query: {failed.reason}", markup=False)
+        sys.exit(EXIT_ERROR)
+    finally:
+        reader.close()
+    names: Sequence[str] = answer.columns
+    rows: Sequence[Sequence[Any]] = answer.rows
     if fmt == "json":
         for row in rows:
             click.echo(json.dumps(dict(zip(names, row, strict=True)), default=_json_value))

@@ -10,6 +10,7 @@ import click
 
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.rules.config import ConfigError
+from tablewatch.store.query_limits import QueryLimits
 
 
 @click.command()
@@ -72,6 +73,20 @@ from tablewatch.rules.config import ConfigError
     help="Event loop (uvloop: faster; asyncio: the standard library's).",
 )
 @click.option(
+    "--query-seconds",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="A /query statement running longer is cancelled by the engine.",
+)
+@click.option(
+    "--query-threads",
+    default=2,
+    show_default=True,
+    type=click.IntRange(min=1, max=16),
+    help="/query statements at once; another caller is answered 503 meanwhile.",
+)
+@click.option(
     "--log-level",
     envvar="TABLEWATCH_LOG_LEVEL",
     type=click.Choice(["DEBUG", "INFO", "WARN", "ERROR"], case_sensitive=False),
@@ -91,6 +106,8 @@ def worker(
     flush_ms: int,
     data_dir: Path,
     event_loop: str,
+    query_seconds: float,
+    query_threads: int,
     log_level: str,
 ) -> None:
     """Consume table-events, judge every round, write ClickHouse, rounds and findings."""
@@ -111,6 +128,8 @@ def worker(
         findings_topic=f"{topics_prefix}findings",
         event_loop=event_loop,
         log_level=log_level.upper(),
+        query_limits=QueryLimits(seconds=query_seconds),
+        query_threads=query_threads,
     )
     if dsn:
         settings = replace(settings, dsn=dsn)

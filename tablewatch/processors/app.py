@@ -37,6 +37,8 @@ from tablewatch.processors.stepped_delivery import SteppedDeliveryApp, SteppedDe
 from tablewatch.processors.web import install_views
 from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
+from tablewatch.store.query_pool import QueryPool
+from tablewatch.store.read_only import open_reader
 from tablewatch.store.writer import StoreWriter
 
 log = logging.getLogger("tablewatch.worker")
@@ -115,10 +117,15 @@ class Worker:
         )
         self.store = connect(settings.dsn)
         migrate(self.store)
-        self.reader = connect(settings.dsn)  # for the /query view
         self.writer = StoreWriter(self.store)
         self.store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
-        self.reader_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="queries")
+        # the /query view's threads, each with a read-only client of its own
+        limits = settings.query_limits
+        self.queries = QueryPool(
+            lambda: open_reader(settings.dsn, limits),
+            threads=settings.query_threads,
+            seconds=limits.seconds,
+        )
         # batches written by one task, in order, while the agent goes on judging
         self.batches: BatchWriter[Ticket[EventT[bytes]]] = BatchWriter(
             Sinks(self._insert_rows, self._send_messages, self._save_snapshots, self.acks.release)

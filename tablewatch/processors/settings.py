@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tablewatch.store.client import DEFAULT_DSN
+from tablewatch.store.query_limits import QueryLimits
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,4 +29,8 @@ class WorkerSettings:
     session_timeout_s: float = 30.0  # how soon a killed worker's partitions are taken over
     event_loop: str = "uvloop"  # or "asyncio"
     log_level: str = "WARN"  # of Faust, aiokafka and the worker (INFO: rebalances, restores)
+    query_limits: QueryLimits = field(
+        default_factory=QueryLimits
+    )  # each /query statement's time, rows, memory
+    query_threads: int = 2  # /query statements at once; one more is answered 503
     data_dir: Path = Path(os.environ.get("TABLEWATCH_WORKER_DIR", ".data/worker"))

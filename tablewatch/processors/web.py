@@ -6,14 +6,14 @@ worker runs, other commands read it through ``GET /query?sql=...`` here.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING, Any, cast
 
 from faust.tables.manager import TableManager
 from faust.web import Request, Response, View
 
-from tablewatch.store.sql_text import read_only_refusal
+from tablewatch.store.query_pool import PoolBusy
+from tablewatch.store.read_only import QueryFailed, QueryRefused
 
 if TYPE_CHECKING:
     from tablewatch.processors.app import Worker
@@ -35,20 +35,27 @@ def install_views(worker: Worker) -> None:
 
     @app.page("/query")
     async def query(web: View, request: Request) -> Response:
+        """One read-only statement on the store (see :mod:`tablewatch.store.read_only`)."""
         sql = request.query.get("sql", "")
-        refusal = read_only_refusal(sql)
-        if refusal:
-            return web.json({"error": refusal}, status=400)
-        loop = asyncio.get_running_loop()
-        reader = worker.reader  # a second client: `readonly` must not stick to the writer's
         try:
-            result = await loop.run_in_executor(
-                worker.reader_thread, lambda: reader.query(sql, settings={"readonly": 2})
+            answer = await worker.queries.run(sql)
+        except QueryRefused as refused:
+            return web.json({"error": f"refused: {refused.reason}"}, status=400)
+        except QueryFailed as failed:
+            status = _FAILED_STATUS.get(failed.kind, 400)
+            return web.json({"error": failed.reason, "kind": failed.kind}, status=status)
+        except PoolBusy as busy:
+            return web.json(
+                {"error": str(busy)},
+                status=503,
+                headers={"Retry-After": str(busy.retry_after_s)},
             )
-        except Exception as exc:  # the store's message is the answer
-            return web.json({"error": str(exc)}, status=400)
-        rows = [[_plain(v) for v in row] for row in result.result_rows]
-        return web.json({"columns": list(result.column_names), "rows": rows})
+        rows = [[_plain(v) for v in row] for row in answer.rows]
+        return web.json({"columns": answer.columns, "rows": rows})
+
+
+# a statement the engine stopped: over its time (cancelled), its result or memory limits
+_FAILED_STATUS = {"timeout": 504, "too_large": 413, "memory": 413, "refused": 400}
 
 
 def readiness(worker: Worker) -> str:

@@ -46,17 +46,19 @@ class Deployment:
         *,
         instance: str = "",
         changelog_delay: float = 0.0,
+        extra_args: tuple[str, ...] = (),
     ) -> Iterator[subprocess.Popen[bytes]]:
         """A worker process; another ``instance`` joins the same group with its own
         embedded store, data directory and web port (``port_of(instance)``).
         ``changelog_delay``: seconds each table-state changelog message waits in
-        Faust's producer buffer (the fault of ``faults/sitecustomize.py``)."""
+        Faust's producer buffer (the fault of ``faults/sitecustomize.py``).
+        ``extra_args``: more options of ``tablewatch worker``."""
         port = self.port_of(instance)
         args = worker_args(
             config, bootstrap=self.bootstrap, dsn=f"chdb:///{self.root / f'chdb{instance}'}",
             web_port=port, prefix=self.prefix, data_dir=self.root / f"worker{instance}",
             session_timeout=6,
-        )  # fmt: skip
+        ) + list(extra_args)  # fmt: skip
         health = f"http://127.0.0.1:{port}/health"
         env = {"TABLEWATCH_LOG_LEVEL": "INFO"}
         if changelog_delay:

@@ -1,0 +1,327 @@
+"""Callers' SQL, read-only and bounded: what every read path runs (the worker's ``/query``,
+``tablewatch db query``, the auditor API).
+
+Enforced by the engine, in four layers, each enough to stop a class of attack
+on its own:
+
+1. a first, friendly refusal of what is plainly not one read-only statement
+   (:func:`~tablewatch.store.sql_text.read_only_refusal`);
+2. the engine parses the text (``formatQuerySingleLine``): exactly one
+   statement, whatever string forms it uses (``$$...$$`` heredocs and the
+   like), and it is the engine's own re-serialisation of that statement that
+   runs, never the caller's text;
+3. the engine's syntax tree of that statement (``EXPLAIN AST``, a parse that
+   evaluates nothing) is held against an allow-list: only SELECT, DESCRIBE and
+   SHOW TABLES; only the product's tables and views (:data:`READABLE`); no table
+   functions; no functions that read outside the store (``file``,
+   dictionaries, Join tables); no ``INTO OUTFILE`` and no ``FORMAT``;
+4. the statement runs with ``readonly=1`` (no writes, no DDL, no setting
+   changes, no table functions that reach a source) and with limits on time,
+   result rows and bytes, and memory (:class:`QueryLimits`). On the embedded
+   engine these are set on the reader's own connection before ``readonly``, so
+   no query can lift them; on a server they go with every query, and the
+   reader's user should carry the same profile (``docs/store.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from clickhouse_connect.driver.client import Client
+from clickhouse_connect.driver.exceptions import ClickHouseError
+
+from tablewatch.store.client import connect
+from tablewatch.store.dsn import ServerDsn, parse_dsn
+from tablewatch.store.query_limits import QueryLimits
+from tablewatch.store.sql_text import code_only, read_only_refusal
+
+# The product's tables and views (the store's migrations create them); nothing else,
+# neither ``system`` nor ``information_schema``.
+READABLE = frozenset(
+    {
+        "raw_events",
+        "rounds",
+        "settlements",
+        "findings",
+        "raw_events_v",
+        "rounds_v",
+        "settlements_v",
+        "findings_v",
+        "schema_migrations",
+    }
+)
+# Functions that read outside the product's tables: files, dictionaries, Join tables,
+# the server's configuration.
+DENIED_FUNCTIONS = frozenset({"file", "joinget", "joingetornull", "getserversetting"})
+DENIED_PREFIXES = ("dict",)
+# ``x IN name`` reads the table ``name``
+_IN_FUNCTIONS = frozenset(
+    {"in", "notin", "globalin", "globalnotin", "nullin", "notnullin", "globalnullin"}
+    | {"globalnotnullin"}
+)
+_ROOTS = {"SelectWithUnionQuery": "SELECT", "DescribeQuery": "DESCRIBE", "ShowTables": "SHOW"}
+_ALIAS = re.compile(r" \(alias [^()]*\)$")
+_CHILDREN = re.compile(r" \(children \d+\)$")
+_CTE = re.compile(r"(?:\bWITH|,)\s+(`[^`]+`|[A-Za-z_][A-Za-z_0-9]*)\s+AS\s+\(", re.IGNORECASE)
+_FORMAT = re.compile(r"\bFORMAT\s+\w+\s*$", re.IGNORECASE)
+_OUTFILE = re.compile(r"\bINTO\s+OUTFILE\b", re.IGNORECASE)
+MAX_SQL_LENGTH = 100_000
+
+
+class QueryRefused(Exception):
+    """The statement is not one a reader may run; ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class QueryFailed(Exception):
+    """The engine stopped the statement: ``kind`` is ``timeout``, ``too_large``,
+    ``memory``, ``refused`` (the engine's read-only mode) or ``error``."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    columns: list[str]
+    rows: Sequence[Sequence[Any]]
+
+
+class ReadOnlyReader:
+    """A client of its own, for callers' statements only (see the module's docstring)."""
+
+    def __init__(self, client: Client, limits: QueryLimits, *, embedded: bool) -> None:
+        self.client = client
+        self.limits = limits
+        self.embedded = embedded
+        settings = limits.settings(embedded=embedded)
+        if embedded:
+            # chDB keeps SET on this client's own connection: limits first, then readonly
+            for name, value in settings.items():
+                client.command(f"SET {name} = {_setting_literal(value)}")
+            self._settings: dict[str, Any] | None = None
+        else:
+            self._settings = settings
+        self.database = str(self._query("SELECT currentDatabase()").result_rows[0][0])
+
+    def run(self, sql: str) -> Answer:
+        """Run one caller's statement; raises :class:`QueryRefused` or :class:`QueryFailed`."""
+        statement = self.checked(sql)
+        try:
+            if statement.startswith(("DESCRIBE", "SHOW")):  # small, and never streamed
+                result = self._query(statement)
+                return Answer(list(result.column_names), result.result_rows)
+            return self._collect(statement)
+        except ClickHouseError as exc:
+            raise self._failure(exc) from exc
+
+    def _collect(self, statement: str) -> Answer:
+        """The rows, block by block, counting their size here too: the engine counts a
+        constant column once, while it reaches the caller once a row."""
+        rows: list[Sequence[Any]] = []
+        size = 0
+        limits = self.limits
+        with self.client.query_row_block_stream(statement, settings=self._settings) as stream:
+            columns = list(stream.source.column_names)
+            for block in stream:
+                rows.extend(block)
+                size += sum(_size(value) for row in block for value in row)
+                if size > limits.bytes or len(rows) > limits.rows:
+                    raise QueryFailed("too_large", self._too_large())
+        return Answer(columns, rows)
+
+    def checked(self, sql: str) -> str:
+        """The engine's text of ``sql`` once it passed every check: what :meth:`run` runs."""
+        if len(sql) > MAX_SQL_LENGTH:
+            raise QueryRefused(f"the statement is longer than {MAX_SQL_LENGTH:,} characters")
+        if "\x00" in sql:
+            raise QueryRefused("the statement holds a NUL character")
+        refusal = read_only_refusal(sql)
+        if refusal:
+            raise QueryRefused(refusal)
+        try:
+            canonical = str(
+                self._query(f"SELECT formatQuerySingleLine({_string_literal(sql)})").result_rows[0][
+                    0
+                ]
+            )
+        except ClickHouseError as exc:
+            raise QueryRefused(
+                f"not one statement the engine can parse: {_first_line(exc)}"
+            ) from exc
+        code = code_only(canonical)
+        if _OUTFILE.search(code):
+            raise QueryRefused("INTO OUTFILE writes a file")
+        if _FORMAT.search(code):
+            raise QueryRefused("FORMAT is the reader's to choose")
+        try:
+            tree = [row[0] for row in self._query(f"EXPLAIN AST {canonical}").result_rows]
+        except ClickHouseError as exc:
+            raise QueryRefused(f"the engine cannot parse it: {_first_line(exc)}") from exc
+        refusal = self._tree_refusal(tree, _cte_names(canonical))
+        if refusal:
+            raise QueryRefused(refusal)
+        return canonical
+
+    def _tree_refusal(self, lines: list[str], ctes: frozenset[str]) -> str | None:
+        nodes = [_node(line) for line in lines if line.strip()]
+        if not nodes:
+            return "the engine returned no syntax tree"
+        root = nodes[0][1]
+        if root not in _ROOTS:
+            return f"only SELECT, WITH, DESCRIBE and SHOW TABLES; not {root}"
+        root_children = [n for n in nodes if n[0] == 1]
+        if root == "SelectWithUnionQuery":
+            literals = [n for n in root_children if n[1] == "Literal"]
+            if literals:
+                return "INTO OUTFILE writes a file"
+        if root == "ShowTables" and len(root_children) > 1:
+            return "SHOW TABLES of the product's database only"
+        for i, (_, kind, name) in enumerate(nodes):
+            parent = _parent(nodes, i)
+            if kind == "TableIdentifier":
+                refusal = self._table_refusal(name, ctes)
+            elif kind == "Function" and parent == "TableExpression":
+                refusal = f"table function {name}() is not allowed: read the product's tables"
+            elif kind == "Function":
+                refusal = _function_refusal(name)
+                if refusal is None and name.lower() in _IN_FUNCTIONS:
+                    refusal = self._in_refusal(nodes, i, ctes)
+            else:
+                refusal = None
+            if refusal:
+                return refusal
+        return None
+
+    def _in_refusal(
+        self, nodes: list[tuple[int, str, str]], at: int, ctes: frozenset[str]
+    ) -> str | None:
+        """``x IN name`` reads the table ``name``: the second argument, when an identifier."""
+        depth = nodes[at][0]
+        arguments = [n for n in _subtree(nodes, at) if n[0] == depth + 2]
+        if len(arguments) == 2 and arguments[1][1] == "Identifier":
+            return self._table_refusal(arguments[1][2], ctes)
+        return None
+
+    def _table_refusal(self, name: str, ctes: frozenset[str]) -> str | None:
+        database, dot, table = name.rpartition(".")
+        if dot and database != self.database:
+            return f"{name} is not readable: only the product's tables and views ({_readable()})"
+        if table in READABLE or (not dot and table in ctes):
+            return None
+        return f"{name} is not readable: only the product's tables and views ({_readable()})"
+
+    def _query(self, sql: str) -> Any:
+        return self.client.query(sql, settings=self._settings)
+
+    def _too_large(self) -> str:
+        limits = self.limits
+        return (
+            f"the result is over {limits.rows:,} rows or {limits.bytes:,} bytes: "
+            "narrow it or add a LIMIT"
+        )
+
+    def _failure(self, exc: ClickHouseError) -> QueryFailed:
+        """What the engine's refusal means for the caller, with its own words after."""
+        text, message = str(exc), _first_line(exc)
+        if "(TIMEOUT_EXCEEDED)" in text:
+            return QueryFailed(
+                "timeout", f"cancelled after {self.limits.seconds:g} s (the time limit): {message}"
+            )
+        if "(TOO_MANY_ROWS_OR_BYTES)" in text:
+            return QueryFailed("too_large", f"{self._too_large()} ({message})")
+        if "(MEMORY_LIMIT_EXCEEDED)" in text:
+            return QueryFailed(
+                "memory", f"over the memory limit of {self.limits.memory:,} bytes: {message}"
+            )
+        if "(READONLY)" in text or "(ACCESS_DENIED)" in text:
+            return QueryFailed("refused", f"refused by the engine's read-only mode: {message}")
+        return QueryFailed("error", message)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def open_reader(dsn: str | None = None, limits: QueryLimits | None = None) -> ReadOnlyReader:
+    """A :class:`ReadOnlyReader` on the store at ``dsn`` (a client of its own)."""
+    from tablewatch.store.dsn import default_dsn
+
+    dsn = dsn or default_dsn()
+    embedded = not isinstance(parse_dsn(dsn), ServerDsn)
+    client = connect(dsn)
+    try:
+        return ReadOnlyReader(client, limits or QueryLimits(), embedded=embedded)
+    except BaseException:
+        client.close()
+        raise
+
+
+def _node(line: str) -> tuple[int, str, str]:
+    """``(depth, kind, name)`` of one line of ``EXPLAIN AST``."""
+    depth = len(line) - len(line.lstrip(" "))
+    text = _CHILDREN.sub("", line.strip())
+    text = _ALIAS.sub("", text)
+    kind, _, name = text.partition(" ")
+    return depth, kind, name
+
+
+def _parent(nodes: list[tuple[int, str, str]], at: int) -> str | None:
+    depth = nodes[at][0]
+    for j in range(at - 1, -1, -1):
+        if nodes[j][0] < depth:
+            return nodes[j][1]
+    return None
+
+
+def _subtree(nodes: list[tuple[int, str, str]], at: int) -> list[tuple[int, str, str]]:
+    depth = nodes[at][0]
+    out = []
+    for node in nodes[at + 1 :]:
+        if node[0] <= depth:
+            break
+        out.append(node)
+    return out
+
+
+def _size(value: Any) -> int:
+    if isinstance(value, str | bytes):
+        return len(value) + 8
+    if isinstance(value, list | tuple | dict):
+        return sum(_size(v) for v in value) + 8
+    return 8
+
+
+def _function_refusal(name: str) -> str | None:
+    lowered = name.lower()
+    if lowered in DENIED_FUNCTIONS or lowered.startswith(DENIED_PREFIXES):
+        return f"function {name}() reads outside the product's tables"
+    return None
+
+
+def _cte_names(canonical: str) -> frozenset[str]:
+    return frozenset(m.group(1).strip("`") for m in _CTE.finditer(code_only(canonical)))
+
+
+def _readable() -> str:
+    return ", ".join(sorted(READABLE))
+
+
+def _string_literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _setting_literal(value: Any) -> str:
+    return _string_literal(value) if isinstance(value, str) else str(value)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
