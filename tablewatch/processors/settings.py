@@ -29,8 +29,7 @@ class WorkerSettings:
     session_timeout_s: float = 30.0  # how soon a killed worker's partitions are taken over
     event_loop: str = "uvloop"  # or "asyncio"
     log_level: str = "WARN"  # of Faust, aiokafka and the worker (INFO: rebalances, restores)
-    query_limits: QueryLimits = field(
-        default_factory=QueryLimits
-    )  # each /query statement's time, rows, memory
+    # each /query statement's time, rows and memory
+    query_limits: QueryLimits = field(default_factory=QueryLimits)
     query_threads: int = 2  # /query statements at once; one more is answered 503
     data_dir: Path = Path(os.environ.get("TABLEWATCH_WORKER_DIR", ".data/worker"))
