@@ -1,10 +1,11 @@
 """Protocol v1 controller events (``shared/CONTROLLER_PROTOCOL.md``) as typed, immutable structs.
 
 Each event type is a ``msgspec.Struct`` tagged by its ``type`` field; decoding
-(:mod:`tablewatch.rules.decode`) validates every field (types, ranges, card
-syntax) in one pass in C, then the timestamps a block at a time. Unknown
-fields and unknown types are refused: the protocol is an external contract
-and anything else is rejected with a reason.
+(:mod:`tablewatch.rules.decode`) validates every field (types, the protocol's
+ranges, lengths, card syntax) in one pass in C, then the timestamps and that the
+strings are printable a block at a time. Unknown fields and unknown types are
+refused: the protocol is an external contract and anything else is rejected
+with a reason.
 """
 
 from __future__ import annotations
@@ -35,16 +36,28 @@ _TS_SHAPE = re.compile(TS_PATTERN)
 _from_iso = datetime.fromisoformat
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
-EventId = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
-TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
-RoundId = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+# The protocol's ranges (CONTROLLER_PROTOCOL.md, common fields): seq at least 1 and
+# below 2^53, amounts at least 0 and below 2^53 cents, ids 1 to 64 printable characters.
+# Lengths and numbers are checked by msgspec in C; that the strings are printable is
+# checked by the decoder a block at a time (``rules/decode.py``): no Python step per event.
+SAFE_INT_LIMIT = 2**53  # integers below it are exact in a double (a JSON parser's number)
+ID_MAX_LENGTH = 64
+TEXT_MAX_LENGTH = 512
+YEAR_FIRST, YEAR_LAST = 2000, 2199
+_YEAR_MIN, _YEAR_MAX = str(YEAR_FIRST), str(YEAR_LAST)
+# event_id, table_id, round_id, deck_id, dealer_id, and the other names (config, validated_by)
+Ident = Annotated[str, msgspec.Meta(min_length=1, max_length=ID_MAX_LENGTH)]
+EventId = Ident
+TableId = Ident
+RoundId = Ident
+Name = Ident
+Text = Annotated[str, msgspec.Meta(max_length=TEXT_MAX_LENGTH)]  # a free-text reason
 Timestamp = Annotated[str, msgspec.Meta(min_length=TS_LENGTH, max_length=TS_LENGTH)]
-Seq = Annotated[int, msgspec.Meta(ge=0)]
+Seq = Annotated[int, msgspec.Meta(ge=1, lt=SAFE_INT_LIMIT)]
 Seat = Annotated[int, msgspec.Meta(ge=1, le=7)]
-Cents = Annotated[int, msgspec.Meta(ge=0)]
-PositiveCents = Annotated[int, msgspec.Meta(ge=1)]
-Count = Annotated[int, msgspec.Meta(ge=0)]
+Cents = Annotated[int, msgspec.Meta(ge=0, lt=SAFE_INT_LIMIT)]
+PositiveCents = Annotated[int, msgspec.Meta(ge=1, lt=SAFE_INT_LIMIT)]
+Count = Annotated[int, msgspec.Meta(ge=0, lt=SAFE_INT_LIMIT)]
 # Closed sets of strings are Literals rather than patterns: msgspec checks a
 # Literal by a hash lookup in C, a pattern by calling Python's ``re``.
 # fmt: off
@@ -194,8 +207,9 @@ def check_ts(ts: str) -> None:
     The separators sit every third character from index 4 ("--T::."), so one
     slice checks them; ``fromisoformat`` checks the digits, the clock ranges
     and the calendar of the first 19 characters (Feb 29 only in leap years);
-    the rest checks the milliseconds and the "Z". Hour 24 is refused here
-    whatever a Python version's ``fromisoformat`` makes of ISO 8601's "24:00".
+    the rest checks the milliseconds, the "Z" and the protocol's years (2000 to
+    2199, compared as text: the digits are ``fromisoformat``'s). Hour 24 is refused
+    here whatever a Python version's ``fromisoformat`` makes of ISO 8601's "24:00".
     """
     if (
         len(ts) == TS_LENGTH
@@ -204,6 +218,7 @@ def check_ts(ts: str) -> None:
         and ts.isascii()  # keeps other scripts' digits out of isdigit()
         and ts[20:23].isdigit()
         and ts[11:13] < "24"
+        and _YEAR_MIN <= ts[:4] <= _YEAR_MAX  # the digits themselves: fromisoformat
     ):
         try:
             moment = _from_iso(ts[:19])
@@ -221,6 +236,8 @@ def _ts_problem(ts: str) -> str:
     """Why ``ts`` was refused: its shape, or a day the calendar does not have."""
     if _TS_SHAPE.match(ts) is None:
         return f"{TS_REASON} - at `$.ts`"
+    if not _YEAR_MIN <= ts[:4] <= _YEAR_MAX:
+        return f"ts year {ts[:4]} is outside {YEAR_FIRST} to {YEAR_LAST} - at `$.ts`"
     return f"ts {ts!r} is not a calendar date - at `$.ts`"
 
 
@@ -247,7 +264,7 @@ class DeckIn(Event, tag="deck_in", frozen=True, kw_only=True):
 
 class DeckOut(Event, tag="deck_out", frozen=True, kw_only=True):
     deck_id: Name
-    reason: Annotated[str, msgspec.Meta(max_length=512)]
+    reason: Text
 
 
 class Shuffle(Event, tag="shuffle", frozen=True, kw_only=True):
@@ -364,7 +381,7 @@ class EnvyPayout(RoundEvent, tag="envy_payout", frozen=True, kw_only=True):
 
 
 class Void(RoundEvent, tag="void", frozen=True, kw_only=True):
-    reason: Annotated[str, msgspec.Meta(max_length=512)]
+    reason: Text
 
 
 class RoundEnd(RoundEvent, tag="round_end", frozen=True, kw_only=True):
