@@ -9,14 +9,16 @@ which clickhouse-connect writes to ``DateTime64(3, 'UTC')`` as is.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 import msgspec
 
-from tablewatch.rules.events import AnyEvent, RoundEvent, event_type, ts_to_ms
+from tablewatch.rules.events import AnyEvent, RoundEvent, event_type, ms_to_ts, ts_to_ms
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
 
@@ -38,6 +40,19 @@ EVENT_COLUMNS = (
     "ingested_at",
 )
 EventRow = tuple[str, str, int, int, str, str, bytes, int, int, int]
+# Each column's type, as the migrations declare it (tests compare them with the store's).
+EVENT_TYPES: Final = (
+    "LowCardinality(String)",
+    "String",
+    "UInt64",
+    "DateTime64(3, 'UTC')",
+    "LowCardinality(String)",
+    "String",
+    "String",
+    "Int32",
+    "Int64",
+    "DateTime64(3, 'UTC')",
+)
 
 
 def event_row(
@@ -85,6 +100,22 @@ ROUND_COLUMNS = (
 RoundRow = tuple[
     str, str, str, int, int, str | None, str | None, int, int, int, bool, bool, int, int
 ]
+ROUND_TYPES: Final = (
+    "LowCardinality(String)",
+    "String",
+    "LowCardinality(String)",
+    "DateTime64(3, 'UTC')",
+    "DateTime64(3, 'UTC')",
+    "LowCardinality(Nullable(String))",
+    "Nullable(String)",
+    "UInt8",
+    "Int64",
+    "Int64",
+    "Bool",
+    "Bool",
+    "UInt32",
+    "DateTime64(3, 'UTC')",
+)
 
 # ---- settlements --------------------------------------------------------------
 
@@ -105,6 +136,19 @@ SETTLEMENT_COLUMNS = (
 SettlementRow = tuple[
     str, str, int, str, int, str | None, int | None, str | None, int | None, int, int
 ]
+SETTLEMENT_TYPES: Final = (
+    "LowCardinality(String)",
+    "String",
+    "UInt8",
+    "LowCardinality(String)",
+    "Int64",
+    "LowCardinality(Nullable(String))",
+    "Nullable(Int64)",
+    "LowCardinality(Nullable(String))",
+    "Nullable(Int64)",
+    "DateTime64(3, 'UTC')",
+    "DateTime64(3, 'UTC')",
+)
 
 
 class SettlementLineLike(Protocol):
@@ -172,13 +216,34 @@ FindingRow = tuple[
     int,
 ]
 
+FINDING_TYPES: Final = (
+    "String",
+    "LowCardinality(String)",
+    "String",
+    "LowCardinality(String)",
+    "LowCardinality(String)",
+    "LowCardinality(String)",
+    "Nullable(UInt8)",
+    "LowCardinality(String)",
+    "Nullable(Int64)",
+    "Nullable(Int64)",
+    "String",
+    "Array(String)",
+    "Nullable(DateTime64(3, 'UTC'))",
+    "DateTime64(3, 'UTC')",
+)
+
 _ID_ENCODER = msgspec.json.Encoder()
 
 
-def finding_id(finding: Finding) -> str:
+def finding_id(finding: Finding, origin: str = "") -> str:
     """A stable id: the same finding judged again (same table, round, check, seat, bet and
-    evidence) gets the same id. 32 hex digits (BLAKE2b, 128 bits)."""
-    key = [
+    evidence) gets the same id. 32 hex digits (BLAKE2b, 128 bits).
+
+    ``origin`` tells apart findings that rest on no readable event: the Kafka
+    coordinates of a message the worker could not process (EVENT_NOT_PROCESSED),
+    the same when the message is read again."""
+    key: list[object] = [
         finding.table_id,
         finding.round_id or "",
         finding.check,
@@ -186,15 +251,18 @@ def finding_id(finding: Finding) -> str:
         finding.bet or "",
         sorted(finding.event_ids),
     ]
+    if origin:
+        key.append(origin)
     return hashlib.blake2b(_ID_ENCODER.encode(key), digest_size=16).hexdigest()
 
 
 def finding_row(
-    finding: Finding, judged_at_ms: int, default_ts_ms: int | None = None
+    finding: Finding, judged_at_ms: int, default_ts_ms: int | None = None, origin: str = ""
 ) -> FindingRow:
-    """The ``findings`` row of ``finding``; ``default_ts_ms`` stands in for a missing ``ts``."""
+    """The ``findings`` row of ``finding``; ``default_ts_ms`` stands in for a missing ``ts``;
+    ``origin``: see :func:`finding_id`."""
     return (
-        finding_id(finding),
+        finding_id(finding, origin),
         finding.table_id,
         finding.round_id or "",
         finding.check,
@@ -262,3 +330,100 @@ def round_rows(result: RoundResult, judged_at_ms: int) -> RoundRows:
     )
     findings = tuple(finding_row(f, judged_at_ms, start_ms) for f in result.findings)
     return RoundRows(round_row, settlements, findings)
+
+
+# ---- what a column can hold ---------------------------------------------------
+#
+# clickhouse-connect refuses a whole insert for one value it cannot write (an
+# integer outside its column's type: the UInt64 ``seq`` of 2^64), and a
+# DateTime64 outside 1900-2299, the range ClickHouse documents, is kept or not
+# depending on the engine's version. The worker checks each row against its
+# columns before the row joins a batch, so that one message's values never
+# stop the insert of everybody else's.
+
+INT_RANGES: Final = {
+    "UInt8": (0, 2**8 - 1),
+    "UInt16": (0, 2**16 - 1),
+    "UInt32": (0, 2**32 - 1),
+    "UInt64": (0, 2**64 - 1),
+    "Int8": (-(2**7), 2**7 - 1),
+    "Int16": (-(2**15), 2**15 - 1),
+    "Int32": (-(2**31), 2**31 - 1),
+    "Int64": (-(2**63), 2**63 - 1),
+}
+# DateTime64's range (ClickHouse: 1900-01-01 00:00:00 to 2299-12-31 23:59:59.99999999), in ms
+DATETIME64_MS: Final = (-2_208_988_800_000, 10_413_791_999_999)
+COLUMN_TYPES: Final = {
+    RAW_EVENTS: (EVENT_COLUMNS, EVENT_TYPES),
+    ROUNDS: (ROUND_COLUMNS, ROUND_TYPES),
+    SETTLEMENTS: (SETTLEMENT_COLUMNS, SETTLEMENT_TYPES),
+    FINDINGS: (FINDING_COLUMNS, FINDING_TYPES),
+}
+_WRAPPED = re.compile(r"^(Nullable|LowCardinality|Array)\((.*)\)$")
+Fits = Callable[[object], bool]
+
+
+def _int_fits(low: int, high: int) -> Fits:
+    return lambda v: isinstance(v, int) and low <= v <= high
+
+
+def _fits(type_text: str) -> Fits:
+    """Whether a Python value can be written to a column of ``type_text``, as the rows of
+    this module write them (strings, ints, bools, epoch milliseconds)."""
+    wrapped = _WRAPPED.match(type_text)
+    if wrapped:
+        kind, inner = wrapped.groups()
+        fits = _fits(inner)
+        if kind == "Nullable":
+            return lambda v: v is None or fits(v)
+        if kind == "Array":
+            return lambda v: isinstance(v, (list, tuple)) and all(fits(x) for x in v)
+        return fits  # LowCardinality: the same values
+    if type_text == "String":
+        return lambda v: isinstance(v, (str, bytes))
+    if type_text == "Bool":
+        return lambda v: isinstance(v, bool)
+    if type_text.startswith("DateTime64("):
+        return _int_fits(*DATETIME64_MS)
+    if type_text in INT_RANGES:
+        return _int_fits(*INT_RANGES[type_text])
+    raise ValueError(f"no range known for the column type {type_text}")
+
+
+_CHECKS: Final = {
+    table: tuple(zip(columns, map(_fits, types), types, strict=True))
+    for table, (columns, types) in COLUMN_TYPES.items()
+}
+
+
+def row_problem(table: str, row: Sequence[object]) -> str | None:
+    """Why ``row`` cannot be written to ``table`` (a value its column cannot hold), or None."""
+    checks = _CHECKS[table]
+    if len(row) != len(checks):
+        return f"{table}: {len(row)} values for {len(checks)} columns"
+    for value, (column, fits, type_text) in zip(row, checks, strict=True):
+        if not fits(value):
+            return f"{table}.{column} cannot hold {_shown(value, type_text)} ({type_text})"
+    return None
+
+
+def _shown(value: object, type_text: str) -> str:
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:80] + "..."
+    if "DateTime64" in type_text and isinstance(value, int):
+        with contextlib.suppress(OverflowError, ValueError):
+            shown += f" ms = {ms_to_ts(value)}"
+    return shown
+
+
+_SEQ_MAX: Final = INT_RANGES["UInt64"][1]
+_TS_MIN, _TS_MAX = DATETIME64_MS
+
+
+def event_row_problem(row: EventRow) -> str | None:
+    """:func:`row_problem` for a ``raw_events`` row built by :func:`event_row`, checking only
+    what a decoded event can put out of range (its seq and ts): called for every event."""
+    seq, ts = row[2], row[3]
+    if 0 <= seq <= _SEQ_MAX and _TS_MIN <= ts <= _TS_MAX:
+        return None
+    return row_problem(RAW_EVENTS, row)

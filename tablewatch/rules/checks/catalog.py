@@ -84,6 +84,11 @@ OWN_CHECKS: Final = _catalog(
     ),
     Check("EVENT_OUTSIDE_ROUND", "high", "a round event for a round that is not open"),
     Check("SEQUENCE_REGRESSION", "high", "a new event_id with a seq not above the last one"),
+    Check(
+        "EVENT_NOT_PROCESSED",
+        "critical",
+        "a message the live worker could not decode, judge or store: dead-lettered, not audited",
+    ),
 )
 
 CHECKS: Final[dict[str, Check]] = {**PROTOCOL_CHECKS, **OWN_CHECKS}
