@@ -6,6 +6,15 @@ without a broker: :meth:`LiveProcessor.handle` takes one Kafka message, and
 message is acknowledged (its offset may be committed) only after the batch
 that covers it is written, and a round's messages only once the round is
 judged: a worker killed mid-round receives the round again from Kafka.
+
+No message stops it: one it cannot decode, judge or store is dead-lettered
+with the reason and its coordinates, its table gets an EVENT_NOT_PROCESSED
+finding, and the processor goes on (:meth:`LiveProcessor.refuse`). Each
+value is checked against its store column before its row joins a batch, and
+every outcome's rows are built and checked as one, so a round whose rows
+cannot be stored is set aside alone. What the store still refuses at write
+time is found by the batch writer (``batch_writer.py``), which calls
+:meth:`LiveProcessor.refuse` for those messages.
 """
 
 from __future__ import annotations
@@ -18,21 +27,58 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
-from tablewatch.ingest.batch import dead_letter
+from tablewatch.processors.poison import (
+    Origin,
+    dead_letter_record,
+    event_problem,
+    peek_ids,
+    readable_id,
+)
 from tablewatch.processors.state_codec import restore, snapshot
 from tablewatch.rules.audit import Auditor
+from tablewatch.rules.checks import event_not_processed
 from tablewatch.rules.config import TableConfig
-from tablewatch.rules.decode import EventRejected, decode_event, peek_field
-from tablewatch.rules.events import ms_to_ts
+from tablewatch.rules.decode import EventRejected, decode_event
+from tablewatch.rules.events import AnyEvent, ms_to_ts
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
 from tablewatch.rules.table import TableState
-from tablewatch.store.rows import event_row, finding_row, round_rows
+from tablewatch.store.errors import describe
+from tablewatch.store.rows import (
+    FINDINGS,
+    ROUNDS,
+    SETTLEMENTS,
+    FindingRow,
+    RoundRow,
+    SettlementRow,
+    event_row,
+    event_row_problem,
+    finding_row,
+    round_rows,
+    row_problem,
+)
 
 log = logging.getLogger("tablewatch.worker")
 Token = TypeVar("Token")
 LoadSnapshot = Callable[[str], bytes | None]
 _JSON = msgspec.json.Encoder()
+EVENTS_TOPIC = "table-events"
+STAGES = ("decode", "judge", "store")  # where a message failed: the keys of Counters.refused
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """The rows and messages one outcome (a judged round, a table-level finding, a refusal's
+    finding) added to a batch: from the previous span's ends up to these. The batch
+    writer sets aside what the store refuses by span (``batch_writer.py``)."""
+
+    origin: Origin
+    rounds: int
+    settlements: int
+    findings: int
+    round_messages: int
+    finding_messages: int
+    refusal: bool = False  # an EVENT_NOT_PROCESSED finding: refused itself, nothing more is
 
 
 @dataclass(slots=True)
@@ -50,18 +96,84 @@ class Batch(Generic[Token]):
     acks: list[Token] = field(default_factory=list)
     judged: list[RoundResult] = field(default_factory=list)
     table_findings: list[Finding] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)  # which outcome each row belongs to
 
     def __len__(self) -> int:
         return len(self.events) + len(self.dead_letters) + len(self.acks)
+
+    def add_span(self, origin: Origin, refusal: bool = False) -> None:
+        """Close the rows and messages added since the last span as one outcome's."""
+        self.spans.append(
+            Span(
+                origin,
+                len(self.rounds),
+                len(self.settlements),
+                len(self.findings),
+                len(self.round_messages),
+                len(self.finding_messages),
+                refusal,
+            )
+        )
+
+
+@dataclass(slots=True)
+class _Built:
+    """The rows and messages of one outcome, built and checked before any joins a batch."""
+
+    round_row: RoundRow | None
+    settlement_rows: tuple[SettlementRow, ...]
+    finding_rows: tuple[FindingRow, ...]
+    round_message: tuple[bytes, bytes] | None
+    finding_messages: list[tuple[bytes, bytes]]
+    findings: tuple[Finding, ...]
+
+    def problem(self) -> str | None:
+        if self.round_row is not None:
+            problem = row_problem(ROUNDS, self.round_row)
+            if problem:
+                return problem
+        for table, rows in (
+            (SETTLEMENTS, self.settlement_rows),
+            (FINDINGS, self.finding_rows),
+        ):  # fmt: skip
+            for row in rows:
+                problem = row_problem(table, row)
+                if problem:
+                    return problem
+        return None
+
+
+def _build(outcome: RoundResult | Finding, judged_ms: int) -> _Built:
+    if isinstance(outcome, RoundResult):
+        rows = round_rows(outcome, judged_ms)
+        message = (outcome.table_id.encode(), _JSON.encode(_round_message(outcome)))
+        findings: tuple[Finding, ...] = outcome.findings
+        round_row: RoundRow | None = rows.round_row
+        settlement_rows, finding_rows = rows.settlement_rows, rows.finding_rows
+    else:
+        findings, round_row, message = (outcome,), None, None
+        settlement_rows, finding_rows = (), (finding_row(outcome, judged_ms),)
+    messages = [(f.table_id.encode(), _JSON.encode(f.as_dict())) for f in findings]
+    return _Built(round_row, settlement_rows, finding_rows, message, messages, findings)
+
+
+def _what(outcome: RoundResult | Finding) -> str:
+    if isinstance(outcome, RoundResult):
+        return f"round {outcome.round_id}"
+    return f"{outcome.check} finding"
 
 
 @dataclass(slots=True)
 class Counters:
     events: int = 0
-    rejected: int = 0
-    errors: int = 0
+    rejected: int = 0  # refused by the decoder (refused["decode"])
+    errors: int = 0  # failures of the worker's own code (logged with their traceback)
     redelivered: int = 0
     findings_by_check: dict[str, int] = field(default_factory=dict)
+    # messages dead-lettered, by the stage that failed: decode, judge, store
+    refused: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STAGES, 0))
+    states_not_saved: int = 0  # table snapshots that could not be encoded
+    states_not_restored: int = 0  # saved states that could not be read back
 
 
 class LiveProcessor(Generic[Token]):
@@ -72,8 +184,10 @@ class LiveProcessor(Generic[Token]):
         *,
         silence_ms: int = 15 * 60_000,
         clock: Callable[[], float] = time.time,
+        topic: str = EVENTS_TOPIC,
     ) -> None:
         self._load = load_snapshot
+        self.topic = topic  # the events topic: its name is part of a message's coordinates
         self.auditor = Auditor(configs, self._restore)
         self.silence_ms = silence_ms
         self.clock = clock
@@ -91,7 +205,12 @@ class LiveProcessor(Generic[Token]):
         data = self._load(table_id)
         if not data:
             return None
-        table, offset = restore(data, config)
+        try:
+            table, offset = restore(data, config)
+        except Exception:  # a saved state this code cannot read: the table starts afresh
+            log.exception("the saved state of %s could not be restored", table_id)
+            self.counters.states_not_restored += 1
+            return None
         log.info("restored %s: offset %s, seq %s", table_id, offset, table.last_seq)
         if offset is not None:
             self._offsets[table_id] = offset
@@ -100,46 +219,84 @@ class LiveProcessor(Generic[Token]):
     # ---- one message ---------------------------------------------------------------------
 
     def handle(self, raw: bytes, partition: int, offset: int, token: Token) -> None:
-        """Fold one message. An unexpected error dead-letters the message instead of
-        stopping the worker on it forever (it is logged and counted as ``errors``)."""
+        """Fold one message. Whatever its bytes, this returns: a message that cannot be
+        decoded, judged or stored is dead-lettered (:meth:`refuse`) and acknowledged."""
         try:
             self._handle(raw, partition, offset, token)
-        except Exception as exc:
+        except Exception as exc:  # the worker's own code failed: never stop on a message
             log.exception("processing partition %s offset %s failed", partition, offset)
             self.counters.errors += 1
-            failed = EventRejected(
-                f"partition {partition} offset {offset}", None, None, f"processing error: {exc!r}"
-            )
-            self._batch.dead_letters.append(_dead_letter(raw, failed, self.clock()))
-            self._batch.acks.append(token)
+            try:
+                self.refuse(Origin(partition, offset, raw), "judge", describe(exc))
+            finally:
+                self._batch.acks.append(token)
 
     def _handle(self, raw: bytes, partition: int, offset: int, token: Token) -> None:
         now = self.clock()
         self.counters.events += 1
+        batch = self._batch
         try:
             event = decode_event(raw, f"partition {partition} offset {offset}")
         except EventRejected as rejected:
-            self.counters.rejected += 1
-            self._batch.dead_letters.append(_dead_letter(raw, rejected, now))
-            self._batch.acks.append(token)
+            origin = Origin(partition, offset, raw, event_id=readable_id(rejected.event_id))
+            self.refuse(origin, "decode", rejected.reason, field=rejected.field)
+            batch.acks.append(token)
             return
-        self._batch.events.append(event_row(raw, event, partition, offset, int(now * 1000)))
+        except Exception as exc:  # the decoder itself failed on these bytes
+            self.refuse(Origin(partition, offset, raw), "decode", f"decoder: {describe(exc)}")
+            batch.acks.append(token)
+            return
+        try:
+            row = event_row(raw, event, partition, offset, int(now * 1000))
+            problem = event_row_problem(row) or event_problem(event)
+        except Exception as exc:
+            problem = f"its row could not be built: {describe(exc)}"
+        if problem is not None:
+            self.refuse(_origin(event, partition, offset, raw), "store", problem)
+            batch.acks.append(token)
+            return
+        batch.events.append(row)
         if self._applied_before(event.table_id, partition, offset):
             self.counters.redelivered += 1  # applied already (here or in the saved state)
-            self._batch.acks.append(token)
+            batch.acks.append(token)
             return
         if event.table_id in self._unsaved:
             self._save(event.table_id)  # its state as of its last persist point, before it moves
         duplicates = self.auditor.stats.duplicates
-        outcomes = self.auditor.feed(event)
+        try:
+            outcomes = self.auditor.feed(event)
+        except Exception as exc:
+            log.exception("judging partition %s offset %s failed", partition, offset)
+            self._not_judged(_origin(event, partition, offset, raw), exc, token, now)
+            return
         if self.auditor.stats.duplicates > duplicates:
-            self._batch.acks.append(token)
+            batch.acks.append(token)
             return
         table_id = event.table_id
         self._last_seen[table_id] = now
         self._offsets[table_id] = offset
         self._waiting.setdefault(table_id, []).append(token)
-        self._take(outcomes, now)
+        if outcomes:
+            self._take(outcomes, now, _origin(event, partition, offset, raw))
+        self._maybe_persist(table_id)
+
+    def _not_judged(self, origin: Origin, exc: Exception, token: Token, now: float) -> None:
+        """Folding the message failed: dead-letter it, and drop the round its table had open
+        (it may be half-folded; its later events are reported as outside any round), so
+        that the table goes on from a state that can be judged and saved."""
+        table_id = origin.table_id or ""
+        reason = describe(exc)
+        table = self.auditor.table(table_id)
+        if table is not None and table.open_round is not None:
+            dropped = table.open_round.round_id
+            table.open_round = None
+            table.attached = []
+            table.remember((), (dropped,))
+            reason += f"; round {dropped}, open, was dropped unjudged"
+        self._last_seen[table_id] = now
+        self._offsets[table_id] = origin.offset
+        self._waiting.setdefault(table_id, []).append(token)
+        self.refuse(origin, "judge", reason)
         self._maybe_persist(table_id)
 
     def _applied_before(self, table_id: str, partition: int, offset: int) -> bool:
@@ -159,36 +316,126 @@ class LiveProcessor(Generic[Token]):
             last = self._last_seen.get(table.table_id, now)
             if table.open_round is None or (now - last) * 1000 < self.silence_ms:
                 continue
+            table_id, round_id = table.table_id, table.open_round.round_id
+            origin = Origin(
+                self._partition.get(table_id, -1),
+                self._offsets.get(table_id, -1),
+                None,
+                table_id,
+                note=f"the silence timer closing round {round_id}",
+            )
             minutes = self.silence_ms / 60_000
-            outcomes = table.finish(f"no round_end within {minutes:g} minutes of its last event")
-            self._take(self.auditor.count(outcomes), now)
-            self._maybe_persist(table.table_id)
+            try:
+                outcomes = table.finish(
+                    f"no round_end within {minutes:g} minutes of its last event"
+                )
+            except Exception as exc:
+                log.exception("judging the silent round %s of %s failed", round_id, table_id)
+                table.open_round = None
+                table.attached = []
+                table.remember((), (round_id,))
+                self.refuse(origin, "judge", f"{describe(exc)}; round {round_id} dropped unjudged")
+                outcomes = []
+            if outcomes:
+                self._take(self.auditor.count(outcomes), now, origin)
+            self._maybe_persist(table_id)
             closed += 1
         return closed
 
-    def _take(self, outcomes: list[RoundResult | Finding], now: float) -> None:
+    def _take(self, outcomes: list[RoundResult | Finding], now: float, origin: Origin) -> None:
+        """Add each outcome's rows and messages to the batch, built and checked first: an
+        outcome whose rows cannot be stored is set aside, and ``origin`` refused for it."""
         judged_ms = int(now * 1000)
         batch = self._batch
+        failed = []
         for outcome in outcomes:
-            if isinstance(outcome, RoundResult):
-                rows = round_rows(outcome, judged_ms)
-                batch.rounds.append(rows.round_row)
-                batch.settlements.extend(rows.settlement_rows)
-                batch.findings.extend(rows.finding_rows)
-                batch.judged.append(outcome)
-                key = outcome.table_id.encode()
-                batch.round_messages.append((key, _JSON.encode(_round_message(outcome))))
-                findings: tuple[Finding, ...] = outcome.findings
+            try:
+                built = _build(outcome, judged_ms)
+                problem = built.problem()
+            except Exception as exc:
+                log.exception("building the rows of %s failed", _what(outcome))
+                problem = f"its rows could not be built: {describe(exc)}"
+            if problem is not None:
+                failed.append(f"{_what(outcome)} not stored: {problem}")
+                continue
+            if built.round_row is not None and built.round_message is not None:
+                batch.rounds.append(built.round_row)
+                batch.settlements.extend(built.settlement_rows)
+                batch.round_messages.append(built.round_message)
+                if isinstance(outcome, RoundResult):
+                    batch.judged.append(outcome)
             else:
-                batch.findings.append(finding_row(outcome, judged_ms))
-                batch.table_findings.append(outcome)
-                findings = (outcome,)
-            for finding in findings:
-                batch.finding_messages.append(
-                    (finding.table_id.encode(), _JSON.encode(finding.as_dict()))
-                )
-                by_check = self.counters.findings_by_check
+                batch.table_findings.extend(built.findings)
+            batch.findings.extend(built.finding_rows)
+            batch.finding_messages.extend(built.finding_messages)
+            batch.add_span(origin)
+            by_check = self.counters.findings_by_check
+            for finding in built.findings:
                 by_check[finding.check] = by_check.get(finding.check, 0) + 1
+        if failed:
+            self.refuse(origin, "store", "; ".join(failed))
+
+    # ---- a message not processed -----------------------------------------------------------
+
+    def refuse(
+        self,
+        origin: Origin,
+        stage: str,
+        reason: str,
+        *,
+        field: str | None = None,
+        batch: Batch[Token] | None = None,
+    ) -> None:
+        """Dead-letter the message at ``origin`` (``stage``: decode, judge or store) and raise
+        EVENT_NOT_PROCESSED for its table when its table_id can be read; into ``batch``
+        (default: the one being gathered), whose write delivers both before its acks. The
+        caller acknowledges the message."""
+        batch = self._batch if batch is None else batch
+        now_ms = int(self.clock() * 1000)
+        if origin.raw is not None and (origin.table_id is None or origin.event_id is None):
+            table_id, event_id = peek_ids(origin.raw)
+            origin = Origin(
+                origin.partition,
+                origin.offset,
+                origin.raw,
+                origin.table_id or table_id,
+                origin.event_id or event_id,
+                origin.note,
+            )
+        counters = self.counters
+        counters.refused[stage] = counters.refused.get(stage, 0) + 1
+        if stage == "decode":
+            counters.rejected += 1
+        where = origin.where(self.topic)
+        log.error("not processed (%s): %s: %s", stage, where, reason)
+        received_at = ms_to_ts(now_ms)
+        batch.dead_letters.append(
+            dead_letter_record(
+                topic=self.topic,
+                origin=origin,
+                stage=stage,
+                reason=reason,
+                field=field,
+                received_at=received_at,
+            )
+        )
+        table_id = readable_id(origin.table_id)
+        if table_id is None:
+            return
+        finding = event_not_processed.finding(
+            table_id, where, origin.event_id, stage, reason, received_at
+        )
+        row = finding_row(finding, now_ms, origin=origin.key(self.topic))
+        problem = row_problem(FINDINGS, row)
+        if problem is not None:  # cannot happen: ids are readable, the rest is ours
+            log.error("the finding of %s cannot be stored: %s", where, problem)
+            return
+        batch.findings.append(row)
+        batch.finding_messages.append((table_id.encode(), _JSON.encode(finding.as_dict())))
+        batch.table_findings.append(finding)
+        batch.add_span(origin, refusal=True)
+        by_check = counters.findings_by_check
+        by_check[finding.check] = by_check.get(finding.check, 0) + 1
 
     def _maybe_persist(self, table_id: str) -> None:
         """Between rounds, the table's state is saved and its messages may be acknowledged.
@@ -208,8 +455,36 @@ class LiveProcessor(Generic[Token]):
     def _save(self, table_id: str) -> None:
         self._unsaved.discard(table_id)
         table = self.auditor.table(table_id)
-        if table is not None:
-            self._batch.snapshots[table_id] = snapshot(table, self._offsets.get(table_id))
+        if table is None:
+            return
+        offset = self._offsets.get(table_id)
+        try:
+            self._batch.snapshots[table_id] = snapshot(table, offset)
+        except Exception as exc:
+            log.exception("the state of %s could not be saved", table_id)
+            self._not_saved(table_id, offset, exc)
+
+    def _not_saved(self, table_id: str, offset: int | None, exc: Exception) -> None:
+        """The table's state cannot be encoded: it goes back to its last saved state (what a
+        restarted worker would restore), and the message after which it could not be saved
+        is refused. Its rows and the rounds it judged are written as usual."""
+        self.counters.states_not_saved += 1
+        partition = self._partition.get(table_id, -1)
+        offset = -1 if offset is None else offset
+        raw = next(
+            (row[6] for row in reversed(self._batch.events)
+             if row[7] == partition and row[8] == offset and isinstance(row[6], bytes)),
+            None,
+        )  # fmt: skip
+        self.auditor.forget(table_id)
+        self._offsets.pop(table_id, None)
+        self.auditor.ensure_table(table_id)  # the last saved state, or a new one
+        self.refuse(
+            Origin(partition, offset, raw, table_id),
+            "store",
+            f"the table's state after it could not be saved ({describe(exc)}): the table "
+            "goes on from its last saved state",
+        )
 
     def forget(self, partitions: set[int]) -> list[str]:
         """Drop every table whose messages come from ``partitions`` (revoked in a rebalance),
@@ -259,16 +534,5 @@ def _round_message(result: RoundResult) -> dict[str, object]:
     }
 
 
-def _dead_letter(raw: bytes, rejected: EventRejected, now: float) -> tuple[bytes | None, bytes]:
-    """The same dead-letter record as the ingest writes (``source: "worker"``)."""
-    letter = dead_letter(
-        reason=rejected.reason,
-        field=rejected.field,
-        where=rejected.where,
-        event_id=rejected.event_id,
-        raw=raw,
-        received_at=ms_to_ts(int(now * 1000)),
-        source="worker",
-        table_id=peek_field(raw, "table_id"),
-    )
-    return letter.key, letter.value
+def _origin(event: AnyEvent, partition: int, offset: int, raw: bytes) -> Origin:
+    return Origin(partition, offset, raw, event.table_id, event.event_id)

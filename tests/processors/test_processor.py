@@ -184,12 +184,22 @@ def test_bad_message_goes_to_dead_letters_and_is_acked() -> None:
     assert set(record) == {
         "reason", "field", "where", "event_id", "table_id", "raw", "raw_encoding",
         "raw_bytes", "truncated", "received_at", "source",
+        "stage", "topic", "partition", "offset",
     }  # fmt: skip
     assert (record["source"], record["where"], record["raw_encoding"]) == (
         "worker",
         "partition 0 offset 0",
         "utf-8",
     )
+    assert (record["stage"], record["topic"], record["partition"], record["offset"]) == (
+        "decode",
+        "table-events",
+        0,
+        0,
+    )
+    # its table gets a finding, stored and produced like any other
+    assert [row[3] for row in batch.findings] == ["EVENT_NOT_PROCESSED"]
+    assert [json.loads(v)["check"] for _, v in batch.finding_messages] == ["EVENT_NOT_PROCESSED"]
 
 
 def test_silent_round_is_judged_incomplete() -> None:

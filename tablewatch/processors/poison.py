@@ -1,0 +1,158 @@
+"""Messages the worker cannot process: what can be read of them, and their dead letters.
+
+A message the worker cannot decode, judge or store is set aside instead of
+stopping it (see ``docs/pipeline.md``, "A message the worker cannot
+process"): its dead letter carries the reason, the stage that failed and its
+Kafka coordinates, and its table, when one can be read, gets an
+EVENT_NOT_PROCESSED finding. Nothing here may fail on the message, whatever
+its bytes: they are read with msgspec in C, in a ``try``, never with a
+recursive parser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgspec
+
+from tablewatch.ingest.batch import dead_letter
+from tablewatch.rules.events import EVENT_TYPES, AnyEvent, Event
+from tablewatch.store.rows import INT_RANGES
+
+ID_MAX = 64  # the protocol's longest id
+_INT64_MIN, _INT64_MAX = INT_RANGES["Int64"]
+_SMALL = 2**16  # an integer field the decoder keeps within 0 to this is not checked again
+_JSON = msgspec.json.Encoder()
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """The message rows and refusals come from: its coordinates, bytes (None: not at hand)
+    and, once read, its table and event ids. ``note``: what failed when it was not the
+    message itself (the silence timer closing a round after it)."""
+
+    partition: int
+    offset: int
+    raw: bytes | None
+    table_id: str | None = None
+    event_id: str | None = None
+    note: str = ""
+
+    def where(self, topic: str) -> str:
+        """The coordinates in words, as findings and logs give them."""
+        at = f"{topic} partition {self.partition} offset {self.offset}"
+        return f"{self.note} (after {at})" if self.note else at
+
+    def key(self, topic: str) -> str:
+        """The same for the same message read again: part of its finding's id."""
+        key = f"{topic}/{self.partition}/{self.offset}"
+        return f"{key}/{self.note}" if self.note else key
+
+
+class _Ids(msgspec.Struct):
+    table_id: Any = None
+    event_id: Any = None
+
+
+_read_ids = msgspec.json.Decoder(_Ids).decode
+
+
+def readable_id(value: object) -> str | None:
+    """``value`` if it can stand for an id: a string of 1 to 64 printable characters."""
+    if isinstance(value, str) and 0 < len(value) <= ID_MAX and value.isprintable():
+        return value
+    return None
+
+
+def peek_ids(raw: bytes) -> tuple[str | None, str | None]:
+    """The (table_id, event_id) of a message that did not decode, where readable.
+
+    Bytes that are not UTF-8 are read again with the bad bytes replaced: a bad
+    byte in another field leaves the table readable. Nothing raises: a value
+    nested too deeply, not JSON, not an object all give (None, None).
+    """
+    for attempt in (raw, None):
+        try:
+            ids = _read_ids(raw if attempt is not None else raw.decode("utf-8", "replace"))
+        except Exception:
+            continue
+        return readable_id(ids.table_id), readable_id(ids.event_id)
+    return None, None
+
+
+def _int_fields(cls: type[Event]) -> tuple[str, ...]:
+    """The integer fields of an event type but ``seq`` (checked on the event's row) and those
+    the decoder keeps to a few digits (seats, indexes): amounts and counts. Checked whatever
+    the decoder's ranges: a wider one must not reach the store."""
+    info = msgspec.inspect.type_info(cls)
+    assert isinstance(info, msgspec.inspect.StructType)
+    names = []
+    for field in info.fields:
+        kinds = field.type.types if isinstance(field.type, msgspec.inspect.UnionType) else (
+            field.type,
+        )  # fmt: skip
+        for kind in kinds:
+            if isinstance(kind, msgspec.inspect.IntType) and field.name != "seq":
+                low = kind.ge if kind.gt is None else kind.gt + 1
+                high = kind.le if kind.lt is None else kind.lt - 1
+                if low is None or high is None or low < 0 or high > _SMALL:
+                    names.append(field.name)
+    return tuple(names)
+
+
+_INT_FIELDS: Final = {cls: _int_fields(cls) for cls in EVENT_TYPES}
+
+
+def event_problem(event: AnyEvent) -> str | None:
+    """Why the store could not hold what ``event`` carries, or None: an amount or a count
+    outside Int64, the type of the store's money columns (its seq and ts are checked on
+    its row)."""
+    for name in _INT_FIELDS[type(event)]:
+        value = getattr(event, name)
+        if value is not None and not _INT64_MIN <= value <= _INT64_MAX:
+            return f"{name} {value} does not fit the store's Int64 columns"
+    return None
+
+
+def dead_letter_record(
+    *,
+    topic: str,
+    origin: Origin,
+    stage: str,
+    reason: str,
+    field: str | None,
+    received_at: str,
+) -> tuple[bytes | None, bytes]:
+    """The dead-letter record of a message the worker did not process (key, value): the
+    ingest's record (``source: "worker"``) with the stage that failed and the message's
+    Kafka coordinates (``topic``, ``partition``, ``offset``)."""
+    table_id, where = origin.table_id, f"partition {origin.partition} offset {origin.offset}"
+    if origin.note:
+        where = f"{origin.note} (after {where})"
+    record: dict[str, Any]
+    try:
+        letter = dead_letter(
+            reason=reason,
+            field=field,
+            where=where,
+            event_id=origin.event_id,
+            raw=origin.raw or b"",
+            received_at=received_at,
+            source="worker",
+            table_id=table_id,
+        )
+        key, record = letter.key, msgspec.json.decode(letter.value)
+    except Exception as exc:  # never lose the letter itself
+        key = table_id.encode() if table_id else None
+        record = {
+            "reason": f"{reason} (and its record could not be written whole: {exc!r})",
+            "field": field,
+            "where": where,
+            "event_id": origin.event_id,
+            "table_id": table_id,
+            "received_at": received_at,
+            "source": "worker",
+        }
+    record.update(stage=stage, topic=topic, partition=origin.partition, offset=origin.offset)
+    return key, _JSON.encode(record)
