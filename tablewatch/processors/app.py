@@ -114,6 +114,7 @@ class Worker:
             self.configs,
             self._load_snapshot,
             silence_ms=int(settings.silence_minutes * 60_000),
+            topic=settings.events_topic,
         )
         self.store = connect(settings.dsn)
         migrate(self.store)
@@ -127,8 +128,18 @@ class Worker:
             seconds=limits.seconds,
         )
         # batches written by one task, in order, while the agent goes on judging
+        # (rows the store refuses are set aside by it, their messages refused by the processor)
         self.batches: BatchWriter[Ticket[EventT[bytes]]] = BatchWriter(
-            Sinks(self._insert_rows, self._send_messages, self._save_snapshots, self.acks.release)
+            Sinks(
+                self._insert_rows,
+                self._send_messages,
+                self._save_snapshots,
+                self.acks.release,
+                probe=self._probe_store,
+            ),
+            refuse=lambda batch, origin, reason: self.processor.refuse(
+                origin, "store", reason, batch=batch
+            ),
         )
         self._topics_ready = asyncio.Event()
         self._last_flush = time.monotonic()
@@ -180,7 +191,12 @@ class Worker:
 
         @app.timer(10.0)  # type: ignore[untyped-decorator]
         async def silence() -> None:
-            if self.processor.close_silent_rounds():
+            try:
+                closed = self.processor.close_silent_rounds()
+            except Exception:  # its rounds are refused one by one; this is the last resort
+                log.exception("closing silent rounds failed")
+                closed = 1
+            if closed:
                 await self.flush()
 
         install_views(self)
@@ -240,6 +256,12 @@ class Worker:
                 settlements=batch.settlements,
                 findings=batch.findings,
             ),
+        )
+
+    async def _probe_store(self) -> None:
+        """A statement that fails only when the store does (see batch_writer)."""
+        await asyncio.get_running_loop().run_in_executor(
+            self.store_thread, lambda: self.store.command("SELECT 1")
         )
 
     async def _send_messages(self, batch: Batch[Ticket[EventT[bytes]]]) -> None:

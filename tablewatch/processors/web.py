@@ -92,6 +92,14 @@ async def metrics_of(worker: Worker) -> dict[str, Any]:
         "events": counters.events,
         "events_per_s": round(counters.events / elapsed, 1),
         "rejected": counters.rejected,
+        # messages dead-lettered by the stage that failed (decode = rejected, judge, store)
+        "dead_lettered": dict(counters.refused),
+        "processing_errors": counters.errors,  # the worker's own code failed (logged)
+        "states_not_saved": counters.states_not_saved,
+        "states_not_restored": counters.states_not_restored,
+        "write_retries": dict(worker.batches.retries),  # store or broker failures waited out
+        "batches_isolated": worker.batches.isolated,  # inserts the store refused, split
+        "rows_set_aside": worker.batches.rows_set_aside,
         "duplicates": worker.processor.auditor.stats.duplicates,
         "rounds": worker.processor.auditor.stats.rounds,
         "open_rounds": worker.processor.open_rounds(),
