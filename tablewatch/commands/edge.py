@@ -11,7 +11,16 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from tablewatch.rules.edge import EXACT, WAGERS, EdgeResult, exact_edge, four_card_poker_ante
+from tablewatch.rules.edge import (
+    EdgeResult,
+    ExactEdge,
+    MonteCarloEdge,
+    exact_edge,
+    four_card_poker_ante,
+    games_with_edges,
+    wager_edge,
+    wagers_of,
+)
 from tablewatch.rules.edge.four_card_poker_ante import Progress as ProgressCallback
 from tablewatch.rules.edge.result import Extra
 
@@ -84,8 +93,9 @@ def edge(
     granularity: str,
 ) -> None:
     """House edge of WAGER at GAME (four_card_poker: ante, aces_up; let_it_ride: main,
-    three_card_bonus, five_card_bonus), by exact enumeration through the pay tables, or
-    by Monte-Carlo for the Four Card Poker ante with optimal Play.
+    three_card_bonus, five_card_bonus: each game descriptor's ``edges``), by exact
+    enumeration through the pay tables, or by Monte-Carlo for the Four Card Poker ante
+    with optimal Play.
 
     Exit 2 for an unknown game, wager or pay table.
     """
@@ -94,9 +104,11 @@ def edge(
     if problem:
         err.print(f"tablewatch edge: {problem}", markup=False, soft_wrap=True)
         sys.exit(EXIT_BAD_INPUT)
-    if (game, wager) == ("four_card_poker", "ante"):
+    spec = wager_edge(game, wager)
+    if isinstance(spec, MonteCarloEdge):
         with _progress(err) as progress:
-            result = four_card_poker_ante.edge(
+            result = spec.compute(
+                game,
                 samples=samples,
                 train_samples=train_samples,
                 seed=seed,
@@ -113,12 +125,14 @@ def edge(
 
 
 def _check(game: str, wager: str, letter: str | None) -> str | None:
-    if game not in WAGERS:
-        return f"unknown game {game!r} (one of {', '.join(WAGERS)})"
-    if wager not in WAGERS[game]:
-        return f"{game} has no wager {wager!r} here (one of {', '.join(WAGERS[game])})"
-    spec = EXACT.get((game, wager))
-    if spec is None:
+    games = games_with_edges()
+    if game not in games:
+        return f"unknown game {game!r} (one of {', '.join(games)})"
+    wagers = wagers_of(game)
+    if wager not in wagers:
+        return f"{game} has no wager {wager!r} here (one of {', '.join(wagers)})"
+    spec = wager_edge(game, wager)
+    if not isinstance(spec, ExactEdge):
         if letter is not None:
             return f"{game} {wager} has no lettered pay table: leave out --paytable"
         return None

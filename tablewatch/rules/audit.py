@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from tablewatch.rules.checks.table_level import table_finding
-from tablewatch.rules.config import TableConfig
 from tablewatch.rules.events import AnyEvent
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
 from tablewatch.rules.table import Outcome, TableState, fold_events
+from tablewatch.rules.table_config import TableConfig
 
 __all__ = ["AuditStats", "Auditor", "Outcome", "findings_of"]
 

@@ -5,7 +5,10 @@ Which checks run depends on what the round became:
 - had to be voided and was not (misdeal, exposure, shoe fault, bad stub
   count): ROUND_NOT_VOIDED / STUB_COUNT_MISMATCH, and no payout is priced;
 - otherwise: payouts, settlement lines, Envy Bonuses, jackpot procedure.
-Wagering, dealing and decision checks run on every round.
+Wagering, dealing and decision checks run on every round: the lockout,
+progressive count and duplicate card checks, then the game's own checks (its
+descriptor's ``checks``), then WAGER_NOT_OFFERED. The expected settlement is
+the game's (its descriptor's ``settle``).
 """
 
 from __future__ import annotations
@@ -19,39 +22,32 @@ from tablewatch.rules.checks import (
     envy_bonus_wrong,
     jackpot_not_validated,
     jackpot_paid_from_inventory,
-    late_withdrawal,
-    play_wager_out_of_range,
     progressive_count_mismatch,
     round_incomplete,
     round_not_voided,
     stub_count_mismatch,
-    unequal_bets,
     unsettled_wager,
     void_not_returned,
     wager_not_offered,
     wrong_payout,
 )
 from tablewatch.rules.checks.context import RoundContext
-from tablewatch.rules.config import TableConfig
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.round import Round
 from tablewatch.rules.round_result import RoundResult, SettlementLine, settlement_lines
 from tablewatch.rules.round_view import view_round
-from tablewatch.rules.settlement import expected_settlement
+from tablewatch.rules.table_config import TableConfig
 
 _amount: Final = attrgetter("amount")
 _paid: Final = attrgetter("paid")
 
 __all__ = ["RoundResult", "SettlementLine", "judge_round", "settlement_lines"]
 
+# Run on every round, before the game's own checks (WAGER_NOT_OFFERED after them).
 ALWAYS: Final = (
     bet_after_lockout.check,
     progressive_count_mismatch.check,
     duplicate_card.check,
-    unequal_bets.check,
-    play_wager_out_of_range.check,
-    late_withdrawal.check,
-    wager_not_offered.check,
 )
 
 
@@ -64,12 +60,16 @@ def judge_round(
 ) -> RoundResult:
     """Judge ``rnd`` under ``config``; ``attached`` are table-level findings for this round."""
     view = view_round(rnd)
-    ctx = RoundContext(rnd, view, config, dealing, expected_settlement(view, config))
+    rules = config.rules
+    ctx = RoundContext(rnd, view, config, dealing, rules.settle(view, config))
     ctx.void_causes = round_not_voided.void_causes(ctx)
     complete = rnd.end is not None
     findings = list(attached)
     for run in ALWAYS:
         findings.extend(run(ctx))
+    for own in rules.checks:
+        findings.extend(own.run(ctx))
+    findings.extend(wager_not_offered.check(ctx))
     if rnd.void is not None:
         findings.extend(void_not_returned.check(ctx))
         findings.extend(unsettled_wager.check(ctx, complete=complete))

@@ -20,7 +20,6 @@ from tablewatch.rules.checks import (
     stub_count_missing,
 )
 from tablewatch.rules.checks.table_level import table_finding
-from tablewatch.rules.config import TableConfig
 from tablewatch.rules.events import (
     ROUND_EVENT_TYPES,
     AnyEvent,
@@ -41,6 +40,7 @@ from tablewatch.rules.findings import Finding
 from tablewatch.rules.id_window import IdWindow
 from tablewatch.rules.judge import RoundResult, judge_round
 from tablewatch.rules.round import Round
+from tablewatch.rules.table_config import TableConfig
 
 Outcome = RoundResult | Finding
 
@@ -207,13 +207,13 @@ class TableState:
             return
         if not deck.overdue_reported:
             late = deck_change_overdue.check(
-                self.config.game, deck.dealing, deck.in_ts, deck.in_event_id, start
+                self.config.rules.sections, deck.dealing, deck.in_ts, deck.in_event_id, start
             )
             if late is not None:
                 self.attached.append(late)
                 deck.overdue_reported = True
         if deck.shuffle is not None and not deck.shuffle_reported:
-            bad = shuffler_count_mismatch.check(self.config.game, deck.shuffle, start)
+            bad = shuffler_count_mismatch.check(self.config.rules.sections, deck.shuffle, start)
             if bad is not None:
                 self.attached.append(bad)
             deck.shuffle_reported = True
@@ -248,7 +248,7 @@ class TableState:
         if self.rounds_without_stub >= stub_count_missing.ROUNDS:
             self.attached.append(
                 stub_count_missing.check(
-                    self.config.game,
+                    self.config.rules.sections,
                     dealing,
                     self.table_id,
                     rnd.round_id,

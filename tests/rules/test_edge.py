@@ -227,7 +227,9 @@ def test_sample_cards_are_distinct_and_spread() -> None:
 
 @pytest.mark.slow
 def test_four_card_poker_ante_monte_carlo_runs() -> None:
-    result = four_card_poker_ante.edge(samples=200_000, train_samples=200_000, seed=11)
+    result = four_card_poker_ante.edge(
+        "four_card_poker", samples=200_000, train_samples=200_000, seed=11
+    )
     assert not result.exact
     assert result.ci95 is not None
     lo, hi = result.ci95
@@ -235,7 +237,9 @@ def test_four_card_poker_ante_monte_carlo_runs() -> None:
     assert 0.0 < result.house_edge < 0.06
     assert result.hands == 200_000
     # Same seed, same answer.
-    again = four_card_poker_ante.edge(samples=200_000, train_samples=200_000, seed=11)
+    again = four_card_poker_ante.edge(
+        "four_card_poker", samples=200_000, train_samples=200_000, seed=11
+    )
     assert again.house_edge == result.house_edge
 
 

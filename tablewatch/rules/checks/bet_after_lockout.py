@@ -1,9 +1,9 @@
 """BET_AFTER_LOCKOUT: a wager placed, increased or removed after "no more bets".
 
-§ 641a.7(c), § 643a.7(c): no wager may be made, increased or withdrawn after
-the dealer announces "no more bets" (the Four Card Poker Play wager and the
-Let It Ride pulls are decisions, not wagers). Late means ``ts`` later than the
-lockout's.
+No wager may be made, increased or withdrawn after the dealer announces "no
+more bets" (Four Card Poker § 641a.7(c), Let It Ride § 643a.7(c): the game's
+``Sections.lockout``; the Play wager and the pulls are decisions, not
+wagers). Late means ``ts`` later than the lockout's.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def check(ctx: RoundContext) -> list[Finding]:
     if lockout is None or not events or max(map(_ts, events)) <= lockout.ts:
         return []  # the usual round: every wager before the lockout
     late = [event for event in events if event.ts > lockout.ts]
-    section = ctx.section("§ 641a.7(c)", "§ 643a.7(c)")
+    section = ctx.sections.lockout
     out = []
     for event in late:
         what = "placed or increased" if isinstance(event, Wager) else "removed"

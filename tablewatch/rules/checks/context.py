@@ -1,20 +1,21 @@
-"""What every round check reads: the folded round, its view, its configuration, its settlement."""
+"""What every round check reads: the folded round, its view, its configuration and game, its
+settlement."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Final
 
-from tablewatch.rules.config import TableConfig
 from tablewatch.rules.events import Settle
 from tablewatch.rules.findings import Finding
+from tablewatch.rules.game_rules import GameRules, Sections, dealing_section
 from tablewatch.rules.round import Round
 from tablewatch.rules.round_view import RoundView, WagerKey
 from tablewatch.rules.settlement import Settlement
+from tablewatch.rules.table_config import TableConfig
 
-FCP: Final = "four_card_poker"
-LIR: Final = "let_it_ride"
 _wager_key: Final = attrgetter("seat", "bet")
 
 
@@ -40,7 +41,9 @@ class RoundContext:
     # The first settle line of each wager, in order: read by several checks, so
     # found once (``checks.settled_lines``).
     first_settled: dict[WagerKey, Settle] = field(init=False, repr=False)
-    game: str = field(init=False)  # the configuration's (read by most checks)
+    game: str = field(init=False)  # the configuration's game, by name
+    rules: GameRules = field(init=False, repr=False)  # the game's descriptor
+    sections: Sections = field(init=False, repr=False)  # the sections the game cites
 
     def __init__(
         self,
@@ -58,6 +61,8 @@ class RoundContext:
         self.settlement = settlement
         self.void_causes = []
         self.game = config.game
+        self.rules = config.rules
+        self.sections = config.rules.sections
         settles = rnd.settles
         first: dict[WagerKey, Settle] = dict(zip(map(_wager_key, settles), settles, strict=True))
         if len(first) < len(settles):  # a wager settled twice: its first line, in order
@@ -66,13 +71,10 @@ class RoundContext:
                 first.setdefault((settle.seat, settle.bet), settle)
         self.first_settled = first
 
-    def section(self, fcp: str, lir: str) -> str:
-        return fcp if self.game == FCP else lir
-
-    def dealing_section(self, fcp: dict[str, str], lir: dict[str, str]) -> str:
-        """The subsection of the dealing procedure in use (§ 64Xa.8, .9 or .10)."""
-        by_dealing = fcp if self.game == FCP else lir
-        return by_dealing.get(self.dealing, by_dealing["hand"])
+    def dealing_section(self, by_dealing: Mapping[str, str]) -> str:
+        """The section of the dealing procedure in use (one of the game's ``Sections`` by
+        dealing)."""
+        return dealing_section(by_dealing, self.dealing)
 
     def finding(
         self,

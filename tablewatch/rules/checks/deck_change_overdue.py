@@ -1,7 +1,8 @@
 """DECK_CHANGE_OVERDUE: a deck still in play after 4 hours (dealt by hand) or 8 hours (shoe).
 
-§ 641a.3(c), § 643a.3(c). Reported on the first round that starts on a deck
-past its deadline.
+The game's ``deck_change`` (§ 641a.3(c), § 643a.3(c)), paragraph (1) for a
+deck dealt by hand, (2) from a shoe. Reported on the first round that starts
+on a deck past its deadline.
 """
 
 from __future__ import annotations
@@ -9,9 +10,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Final
 
-from tablewatch.rules.checks.table_level import by_game, table_finding
+from tablewatch.rules.checks.table_level import table_finding
 from tablewatch.rules.events import RoundStart, ms_to_ts, ts_to_ms
 from tablewatch.rules.findings import Finding
+from tablewatch.rules.game_rules import Sections
 
 CODE: Final = "DECK_CHANGE_OVERDUE"
 HOUR_MS: Final = 3_600_000
@@ -19,7 +21,7 @@ LIMIT_HOURS: Final = {"hand": 4, "manual_shoe": 8, "automated_shoe": 8}
 
 
 def check(
-    game: str, dealing: str, deck_in_ts: str, deck_in_id: str, start: RoundStart
+    sections: Sections, dealing: str, deck_in_ts: str, deck_in_id: str, start: RoundStart
 ) -> Finding | None:
     hours = LIMIT_HOURS[dealing]
     if start.ts < _not_before(deck_in_ts, hours):
@@ -32,7 +34,7 @@ def check(
         start.table_id,
         start.round_id,
         CODE,
-        by_game(game, "§ 641a.3(c)", "§ 643a.3(c)") + paragraph,
+        sections.deck_change + paragraph,
         f"deck {start.deck_id} ({dealing.replace('_', ' ')}) in play since {deck_in_ts}: "
         f"{age / HOUR_MS:.2f} h, over the {hours} h limit",
         (deck_in_id, start.event_id),

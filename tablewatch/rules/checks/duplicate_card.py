@@ -1,4 +1,4 @@
-"""DUPLICATE_CARD: the same card dealt twice in one round (one deck: § 641a.3(a), § 643a.3(a))."""
+"""DUPLICATE_CARD: the same card dealt twice in one round (one deck: the game's ``one_deck``)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def check(ctx: RoundContext) -> list[Finding]:
             out.append(
                 ctx.finding(
                     CODE,
-                    ctx.section("§ 641a.3(a)", "§ 643a.3(a)"),
+                    ctx.sections.one_deck,
                     f"{event.card} dealt twice (again to {event.to}) from one deck",
                     event_ids=(seen, event.event_id),
                 )

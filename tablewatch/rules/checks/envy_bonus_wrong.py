@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from tablewatch.rules.checks.context import FCP, RoundContext, cents
+from tablewatch.rules.checks.context import RoundContext, cents
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.settlement import ExpectedEnvy
 
@@ -25,7 +25,7 @@ def check(ctx: RoundContext, *, complete: bool = True) -> list[Finding]:
     owed: dict[tuple[int, int], list[ExpectedEnvy]] = {}
     for envy in ctx.settlement.envy:
         owed.setdefault((envy.seat, envy.for_seat), []).append(envy)
-    rule = ctx.section("§ 641a.11(c)(5)(v)", "§ 643a.11(g)(3)(v)")
+    rule = ctx.sections.envy
     for paid in ctx.rnd.envy:
         if paid.seat == paid.for_seat:
             out.append(
@@ -61,7 +61,7 @@ def check(ctx: RoundContext, *, complete: bool = True) -> list[Finding]:
                 )
             )
             continue
-        who = "the dealer's" if ctx.game == FCP else "no"
+        who = ctx.rules.envy_unearned
         out.append(
             ctx.finding(
                 CODE,
@@ -93,7 +93,7 @@ def check(ctx: RoundContext, *, complete: bool = True) -> list[Finding]:
 
 
 def _progressive_ids(ctx: RoundContext, seat: int) -> list[str]:
-    for bet in ("progressive", "five_card_progressive"):
+    for bet in ctx.rules.envy_wagers:
         wager = ctx.view.wagers.get((seat, bet))
         if wager:
             return wager.event_ids

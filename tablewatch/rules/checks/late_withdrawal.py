@@ -2,13 +2,14 @@
 
 § 643a.11(b)-(e): Bet 1 may be pulled until the first community card is
 turned, Bet 2 until the second. A pull later than that reveal's ``ts`` is late.
+One of Let It Ride's own checks (its descriptor's ``checks``).
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from tablewatch.rules.checks.context import LIR, RoundContext
+from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
 
 CODE: Final = "LATE_WITHDRAWAL"
@@ -16,8 +17,6 @@ CLOSES: Final = {"bet1": (1, "§ 643a.11(b), (c)"), "bet2": (2, "§ 643a.11(d), 
 
 
 def check(ctx: RoundContext) -> list[Finding]:
-    if ctx.game != LIR:
-        return []
     out = []
     for decision in ctx.rnd.decisions:
         if decision.action != "pull" or decision.bet not in CLOSES:

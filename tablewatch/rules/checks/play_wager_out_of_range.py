@@ -1,21 +1,19 @@
 """PLAY_WAGER_OUT_OF_RANGE: a Four Card Poker Play wager must be 1 to 3 times the Ante.
 
-§ 641a.7(d)(1), § 641a.11(b).
+§ 641a.7(d)(1), § 641a.11(b). Four Card Poker's own check (its descriptor's ``checks``).
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from tablewatch.rules.checks.context import FCP, RoundContext, cents
+from tablewatch.rules.checks.context import RoundContext, cents
 from tablewatch.rules.findings import Finding
 
 CODE: Final = "PLAY_WAGER_OUT_OF_RANGE"
 
 
 def check(ctx: RoundContext) -> list[Finding]:
-    if ctx.game != FCP:
-        return []
     out = []
     for decision in ctx.rnd.decisions:
         if decision.action != "play" or decision.amount is None:

@@ -1,8 +1,9 @@
 """PROGRESSIVE_COUNT_MISMATCH: progressive chips on the layout differ from wagers accepted.
 
-§ 641a.8(b), 641a.9(a)(3), 641a.10(a)(2); § 643a.8(b)(2), 643a.9(a)(3)(ii),
-643a.10(a)(2)(ii): at lockout the dealer verifies that the progressive chips
-equal the wagers the progressive system accepted.
+At lockout the dealer verifies that the progressive chips equal the wagers
+the progressive system accepted (the game's ``progressive_count`` by dealing:
+Four Card Poker § 641a.8(b), 641a.9(a)(3), 641a.10(a)(2); Let It Ride
+§ 643a.8(b)(2), 643a.9(a)(3)(ii), 643a.10(a)(2)(ii)).
 """
 
 from __future__ import annotations
@@ -13,16 +14,6 @@ from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
 
 CODE: Final = "PROGRESSIVE_COUNT_MISMATCH"
-FCP: Final = {
-    "manual_shoe": "§ 641a.8(b)",
-    "hand": "§ 641a.9(a)(3)",
-    "automated_shoe": "§ 641a.10(a)(2)",
-}
-LIR: Final = {
-    "manual_shoe": "§ 643a.8(b)(2)",
-    "hand": "§ 643a.9(a)(3)(ii)",
-    "automated_shoe": "§ 643a.10(a)(2)(ii)",
-}
 
 
 def check(ctx: RoundContext) -> list[Finding]:
@@ -32,7 +23,7 @@ def check(ctx: RoundContext) -> list[Finding]:
     return [
         ctx.finding(
             CODE,
-            ctx.dealing_section(FCP, LIR),
+            ctx.dealing_section(ctx.sections.progressive_count),
             f"{lockout.progressive_chips} progressive chip(s) on the layout but the progressive "
             f"system accepted {lockout.progressive_accepted} wager(s)",
             event_ids=(lockout.event_id,),

@@ -20,10 +20,7 @@ def check(ctx: RoundContext, why: str = "no round_end") -> list[Finding]:
     return [
         ctx.finding(
             CODE,
-            ctx.section(
-                "CONTROLLER_PROTOCOL v1 round_end; § 641a.11(d)",
-                "CONTROLLER_PROTOCOL v1 round_end; § 643a.11(h)",
-            ),
+            f"CONTROLLER_PROTOCOL v1 round_end; {ctx.sections.round_end}",
             f"{why}: last event at {ctx.rnd.last_ts} ({ctx.rnd.event_count} event(s))",
             event_ids=(ctx.rnd.start.event_id,) if ctx.rnd.start else (),
         )

@@ -1,13 +1,14 @@
 """ROUND_NOT_VOIDED: a round that had to be voided was settled instead.
 
 The round must be void, every wager returned, when (§ 641a.13, § 643a.13):
-- a player, the dealer (six cards) or the community area (two cards) was
-  dealt the wrong number of cards, (c);
-- a dealer card (Four Card Poker) or a community card (Let It Ride) was
+- a player's hand or one of the game's areas (the dealer's six cards, the
+  two community cards) was dealt the wrong number of cards, (c);
+- a card of the game's ``Exposure`` (a dealer card, a community card) was
   exposed before its reveal, (d);
 - more than one card was found face up in the deck, (a);
 - the automated dealing shoe jammed, stopped or failed to deal, (f).
-A wrong stub count is its own check (STUB_COUNT_MISMATCH).
+The counts, areas and sections are the game's descriptor's. A wrong stub
+count is its own check (STUB_COUNT_MISMATCH).
 """
 
 from __future__ import annotations
@@ -15,17 +16,12 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any, Final
 
-from tablewatch.rules.checks.context import FCP, RoundContext, VoidCause
+from tablewatch.rules.checks.context import RoundContext, VoidCause
 from tablewatch.rules.findings import Finding
+from tablewatch.rules.game_rules import Exposure
 from tablewatch.rules.round_view import SEAT_TARGETS
 
 CODE: Final = "ROUND_NOT_VOIDED"
-PLAYER_CARDS: Final = {"four_card_poker": 5, "let_it_ride": 3}
-# Areas dealt a fixed number of cards: (target, cards, name).
-Areas = tuple[tuple[str, int, str], ...]
-FCP_AREAS: Final[Areas] = (("dealer", 6, "the dealer"),)
-LIR_AREAS: Final[Areas] = (("community", 2, "the community area"),)
-LIR_AREAS_WITH_BONUS: Final[Areas] = (*LIR_AREAS, ("bonus", 3, "the Six Card Bonus area"))
 NO_CARDS: Final[list[Any]] = []  # a target dealt nothing (read only)
 _face_up: Final = attrgetter("face_up")
 
@@ -60,7 +56,8 @@ def check(ctx: RoundContext) -> list[Finding]:
 
 def _misdeals(ctx: RoundContext, out: list[VoidCause]) -> None:
     view = ctx.view
-    need = PLAYER_CARDS[ctx.game]
+    rules = ctx.rules
+    need = rules.hand_cards
     seats = view.seats()
     if view.dealt_seats() != seats:  # usually the same seats
         seats = sorted(set(seats) | set(view.dealt_seats()))
@@ -68,12 +65,10 @@ def _misdeals(ctx: RoundContext, out: list[VoidCause]) -> None:
         _short_dealt(ctx, out, SEAT_TARGETS[seat], need, seat)
     if not seats:
         return
-    if ctx.game == FCP:
-        areas = FCP_AREAS
-    elif any(bet == "six_card_bonus" for _, bet in view.wagers):
-        areas = LIR_AREAS_WITH_BONUS
-    else:
-        areas = LIR_AREAS
+    areas = rules.areas
+    if rules.wager_areas:  # areas dealt only when a wager on them is placed
+        bets = {bet for _, bet in view.wagers}
+        areas = (*areas, *(area for bet, area in rules.wager_areas if bet in bets))
     for target, count, name in areas:
         _short_dealt(ctx, out, target, count, name)
 
@@ -90,26 +85,23 @@ def _short_dealt(
     out.append(
         VoidCause(
             f"{name} was dealt {got} card(s), not {need}",
-            ctx.section("§ 641a.13(c)", "§ 643a.13(c)"),
+            ctx.sections.misdeal,
             tuple(e.event_id for e in events[-need - 1 :]),
         )
     )
 
 
 def _early_exposures(ctx: RoundContext, out: list[VoidCause]) -> None:
-    section = ctx.section("§ 641a.13(d)", "§ 643a.13(d)")
-    if ctx.game == FCP:
-        target, name, allowed_face_up = "dealer", "a dealer card", 1
-        reveal = ctx.view.reveals.get(("dealer", None))
-    else:
-        target, name, allowed_face_up = "community", "a community card", 0
-        reveal = ctx.view.reveals.get(("community", 2))
+    section = ctx.sections.early_exposure
+    rule = ctx.rules.exposure
+    target, name, allowed_face_up = rule.target, rule.name, rule.face_up
+    reveal = ctx.view.reveals.get(rule.revealed_by)
     for exposure in ctx.rnd.exposures:
         if exposure.to != target:
             continue
         if reveal is not None and exposure.ts >= reveal.ts:
             continue
-        if ctx.game != FCP and _already_turned(ctx, exposure.card, exposure.ts):
+        if rule.turned and _already_turned(ctx, rule, exposure.card, exposure.ts):
             continue
         out.append(
             VoidCause(
@@ -123,7 +115,7 @@ def _early_exposures(ctx: RoundContext, out: list[VoidCause]) -> None:
         return  # the usual round: no card shown that should not be
     face_up = [e for e in dealt if e.face_up]
     if len(face_up) > allowed_face_up:
-        shown = face_up[allowed_face_up:] if ctx.game == FCP else face_up
+        shown = face_up[allowed_face_up:]
         for event in shown[:1]:
             out.append(
                 VoidCause(
@@ -134,11 +126,20 @@ def _early_exposures(ctx: RoundContext, out: list[VoidCause]) -> None:
             )
 
 
-def _already_turned(ctx: RoundContext, card: str, ts: str) -> bool:
-    """A Let It Ride community card seen after it was turned is no exposure."""
-    first = ctx.view.reveals.get(("community", 1))
-    community = ctx.view.card_events.get("community", [])
-    return first is not None and ts >= first.ts and bool(community) and community[0].card == card
+def _already_turned(ctx: RoundContext, rule: Exposure, card: str, ts: str) -> bool:
+    """A card seen after an earlier reveal turned it (a Let It Ride community card) is no
+    exposure."""
+    dealt = ctx.view.card_events.get(rule.target, NO_CARDS)
+    for key, position in rule.turned:
+        turned = ctx.view.reveals.get(key)
+        if (
+            turned is not None
+            and ts >= turned.ts
+            and len(dealt) > position
+            and dealt[position].card == card
+        ):
+            return True
+    return False
 
 
 def _face_up_in_deck(ctx: RoundContext, out: list[VoidCause]) -> None:
@@ -147,7 +148,7 @@ def _face_up_in_deck(ctx: RoundContext, out: list[VoidCause]) -> None:
         out.append(
             VoidCause(
                 f"{len(found)} cards were found face up in the deck",
-                ctx.section("§ 641a.13(a)", "§ 643a.13(a)"),
+                ctx.sections.face_up_in_deck,
                 tuple(e.event_id for e in found),
             )
         )
@@ -159,7 +160,7 @@ def _shoe_faults(ctx: RoundContext, out: list[VoidCause]) -> None:
             out.append(
                 VoidCause(
                     f"the automated dealing shoe reported `{fault.fault}` during the round",
-                    ctx.section("§ 641a.13(f)", "§ 643a.13(f)"),
+                    ctx.sections.shoe_fault,
                     (fault.event_id,),
                 )
             )

@@ -1,8 +1,9 @@
 """STUB_COUNT_MISMATCH: the stub and the cards dealt do not make 52, and the round was not voided.
 
-§ 641a.8(h), 641a.9(f), 641a.10(f); § 643a.8(h), 643a.9(f), 643a.10(f): a
-wrong count voids every hand (and, if there was no misdeal, the deck leaves
-the table).
+A wrong count voids every hand (and, if there was no misdeal, the deck
+leaves the table): the game's ``stub_count`` by dealing (Four Card Poker
+§ 641a.8(h), 641a.9(f), 641a.10(f); Let It Ride § 643a.8(h), 643a.9(f),
+643a.10(f)).
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
 
 CODE: Final = "STUB_COUNT_MISMATCH"
-FCP: Final = {"manual_shoe": "§ 641a.8(h)", "hand": "§ 641a.9(f)", "automated_shoe": "§ 641a.10(f)"}
-LIR: Final = {"manual_shoe": "§ 643a.8(h)", "hand": "§ 643a.9(f)", "automated_shoe": "§ 643a.10(f)"}
 
 
 def cards_out_of_deck(ctx: RoundContext) -> int:
@@ -50,7 +49,7 @@ def check(ctx: RoundContext) -> list[Finding]:
         found.append(
             ctx.finding(
                 CODE,
-                ctx.dealing_section(FCP, LIR),
+                ctx.dealing_section(ctx.sections.stub_count),
                 f"stub of {stub.count} card(s) with {out} dealt makes {stub.count + out}, not "
                 f"{DECK_SIZE}: every hand had to be voided",
                 event_ids=(stub.event_id,),

@@ -1,7 +1,8 @@
 """STUB_COUNT_MISSING: no stub count in 5 rounds in a row at a table whose shuffler does not count.
 
-§ 641a.8(f), 641a.9(d), 641a.10(d); § 643a.8(f), 643a.9(d), 643a.10(d): count
-the stub at least once every 5 rounds. Rounds are counted by ``round_start``;
+Count the stub at least once every 5 rounds (the game's ``stub_cadence`` by
+dealing: Four Card Poker § 641a.8(f), 641a.9(d), 641a.10(d); Let It Ride
+§ 643a.8(f), 643a.9(d), 643a.10(d)). Rounds are counted by ``round_start``;
 reported on the fifth round, then the count starts again.
 """
 
@@ -11,22 +12,25 @@ from typing import Final
 
 from tablewatch.rules.checks.table_level import table_finding
 from tablewatch.rules.findings import Finding
+from tablewatch.rules.game_rules import Sections, dealing_section
 
 CODE: Final = "STUB_COUNT_MISSING"
 ROUNDS: Final = 5
-FCP: Final = {"manual_shoe": "§ 641a.8(f)", "hand": "§ 641a.9(d)", "automated_shoe": "§ 641a.10(d)"}
-LIR: Final = {"manual_shoe": "§ 643a.8(f)", "hand": "§ 643a.9(d)", "automated_shoe": "§ 643a.10(d)"}
 
 
 def check(
-    game: str, dealing: str, table_id: str, round_id: str, start_ids: tuple[str, ...], ts: str
+    sections: Sections,
+    dealing: str,
+    table_id: str,
+    round_id: str,
+    start_ids: tuple[str, ...],
+    ts: str,
 ) -> Finding:
-    sections = FCP if game == "four_card_poker" else LIR
     return table_finding(
         table_id,
         round_id,
         CODE,
-        sections.get(dealing, sections["hand"]),
+        dealing_section(sections.stub_cadence, dealing),
         f"{ROUNDS} rounds in a row without a stub count (the shuffler does not count cards)",
         start_ids,
         ts,

@@ -1,16 +1,8 @@
-"""Helpers for the checks that span rounds (decks, stub cadence, seq)."""
+"""A finding of the checks that span rounds (decks, stub cadence, seq) and of the table."""
 
 from __future__ import annotations
 
-from typing import Final
-
 from tablewatch.rules.findings import Finding
-
-FCP: Final = "four_card_poker"
-
-
-def by_game(game: str, fcp: str, lir: str) -> str:
-    return fcp if game == FCP else lir
 
 
 def table_finding(

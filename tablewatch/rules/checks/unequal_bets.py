@@ -1,10 +1,13 @@
-"""UNEQUAL_BETS: Let It Ride Bets 1, 2 and 3 must be three equal wagers (§ 643a.7(d))."""
+"""UNEQUAL_BETS: Let It Ride Bets 1, 2 and 3 must be three equal wagers (§ 643a.7(d)).
+
+One of Let It Ride's own checks (its descriptor's ``checks``).
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
-from tablewatch.rules.checks.context import LIR, RoundContext
+from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
 
 CODE: Final = "UNEQUAL_BETS"
@@ -12,8 +15,6 @@ MAIN_BETS: Final = ("bet1", "bet2", "bet3")
 
 
 def check(ctx: RoundContext) -> list[Finding]:
-    if ctx.game != LIR:
-        return []
     view = ctx.view
     out = []
     for seat in view.seats():

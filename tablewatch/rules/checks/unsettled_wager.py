@@ -1,27 +1,28 @@
 """UNSETTLED_WAGER: every wager needs exactly one ``settle``.
 
-A Four Card Poker Play wager (made by decision) needs one too; a pulled Let
-It Ride bet needs none (a ``returned`` line is also right); the Ante bonus
-has a line only when paid. In a voided round every wager is settled
-``returned``. A round with no ``round_end`` is only checked for double
-settlement. Sections: § 641a.11(c), § 643a.11(f).
+A wager made by decision (the game's ``decision_wagers``: the Four Card
+Poker Play wager) needs one too; a bet withdrawn by decision (``withdrawn``:
+a pulled Let It Ride bet) needs none (a ``returned`` line is also right); the
+Ante bonus has a line only when paid. In a voided round every wager is
+settled ``returned``. A round with no ``round_end`` is only checked for
+double settlement. Section: the game's ``settlement`` (§ 641a.11(c),
+§ 643a.11(f)).
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from tablewatch.rules.checks.context import FCP, RoundContext
+from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.checks.settled_lines import first_settles, settled_twice, settles_by_wager
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.round_view import WagerKey
-from tablewatch.rules.settlement.let_it_ride import PULLABLE, pulled_bets
 
 CODE: Final = "UNSETTLED_WAGER"
 
 
 def check(ctx: RoundContext, *, complete: bool) -> list[Finding]:
-    section = ctx.section("§ 641a.11(c)", "§ 643a.11(f)")
+    section = ctx.sections.settlement
     out: list[Finding] = []
     if settled_twice(ctx):
         for (seat, bet), lines in settles_by_wager(ctx).items():
@@ -62,13 +63,19 @@ def _unsettled(ctx: RoundContext) -> dict[WagerKey, list[str]]:
     missing: dict[WagerKey, list[str]] = {}
     if not settled.keys() >= wagers.keys():  # usually every wager has its line
         missing = {key: w.event_ids for key, w in wagers.items() if key not in settled}
-    if ctx.game == FCP:  # a Play wager is made by decision
+    rules = ctx.rules
+    made = rules.decision_wagers
+    if made:  # a wager made by decision
         for decision in ctx.rnd.decisions:
-            key = (decision.seat, "play")
-            if decision.action == "play" and key not in settled and key not in missing:
+            bet = made.get(decision.action)
+            if bet is None:
+                continue
+            key = (decision.seat, bet)
+            if key not in settled and key not in missing:
                 missing[key] = [decision.event_id]
-    elif ctx.rnd.void is None and missing:  # a pulled bet needs no line
+    withdrawn = rules.withdrawn
+    if withdrawn is not None and ctx.rnd.void is None and missing:  # a withdrawn bet needs none
         for seat, bet in list(missing):
-            if bet in PULLABLE and bet in pulled_bets(ctx.view, seat):
+            if bet in withdrawn(ctx.view, seat):
                 del missing[(seat, bet)]
     return missing

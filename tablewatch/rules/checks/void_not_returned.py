@@ -1,7 +1,7 @@
 """VOID_NOT_RETURNED: in a voided round every wager is returned, none paid or collected.
 
-§ 641a.13(a), (c), (d), (f); § 643a.13(a), (c), (d), (f), and the stub-count
-rules (§ 641a.8(h), § 643a.8(h) and their twins).
+The section is that of the cause the round had to be voided for (see
+``round_not_voided``), else the game's ``void`` (§ 641a.13, § 643a.13).
 """
 
 from __future__ import annotations
@@ -19,9 +19,7 @@ def check(ctx: RoundContext) -> list[Finding]:
     if void is None:
         return []
     out = []
-    section = (
-        ctx.void_causes[0].section if ctx.void_causes else ctx.section("§ 641a.13", "§ 643a.13")
-    )
+    section = ctx.void_causes[0].section if ctx.void_causes else ctx.sections.void
     for settle in ctx.rnd.settles:
         if settle.result == "returned" and settle.paid == 0:
             continue

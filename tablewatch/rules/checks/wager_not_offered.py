@@ -1,7 +1,9 @@
 """WAGER_NOT_OFFERED (this service's own): a wager the game or the table does not offer.
 
-A bet name of the other game, or a side wager the casino's Rules Submission
-(the table configuration) does not offer (§ 641a.7(d), § 643a.7(e)-(g)).
+A bet name the game does not have, one it never takes as a wager (made by
+decision or paid by the house), or a side wager the casino's Rules
+Submission (the table configuration) does not offer (the game's
+``wagers_offered``: § 641a.7(d), § 643a.7(e)-(g)).
 """
 
 from __future__ import annotations
@@ -9,14 +11,10 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Final
 
-from tablewatch.rules.checks.context import FCP, RoundContext
+from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.findings import Finding
 
 CODE: Final = "WAGER_NOT_OFFERED"
-ALWAYS: Final = {"four_card_poker": {"ante"}, "let_it_ride": {"bet1", "bet2", "bet3"}}
-LIR_MAIN: Final = "main"
-# Four Card Poker: made by decision / paid by the house
-NEVER_WAGERED: Final = ("play", "ante_bonus")
 _bet_of_key: Final = itemgetter(1)  # (seat, bet) -> bet
 
 
@@ -26,7 +24,7 @@ def check(ctx: RoundContext) -> list[Finding]:
     refused = {bet for bet in set(map(_bet_of_key, wagers)) if not offered(ctx, bet)}
     if not refused:
         return []
-    section = ctx.section("§ 641a.7(d)", "§ 643a.7")
+    section = ctx.sections.wagers_offered
     out = []
     for (seat, bet), wager in wagers.items():
         if bet not in refused:
@@ -47,8 +45,9 @@ def check(ctx: RoundContext) -> list[Finding]:
 
 
 def offered(ctx: RoundContext, bet: str) -> bool:
-    if bet in ALWAYS[ctx.game]:
+    rules = ctx.rules
+    if bet in rules.always_offered:
         return True
-    if ctx.game == FCP and bet in NEVER_WAGERED:
+    if bet in rules.never_wagered:
         return False  # made by decision / paid by the house, never wagered
     return ctx.config.offers(bet)

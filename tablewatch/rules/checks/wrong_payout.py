@@ -1,8 +1,9 @@
 """WRONG_PAYOUT: a wager settled for other than the rules and the table's pay tables require.
 
 Covers under- and over-payment, a winner collected, a loser paid, a pulled or
-removed bet paid, an Ante bonus due and not paid, and the Let It Ride payout
-limit ignored (one finding on ``bet`` ``main`` for the three bets together).
+removed bet paid, an Ante bonus due and not paid, and a payout limit per hand
+ignored (one finding for the bets it caps together: Let It Ride's three
+bets, on ``bet`` ``main``).
 The section cited is the rule that prices the wager.
 """
 
@@ -17,7 +18,6 @@ from tablewatch.rules.findings import Finding
 from tablewatch.rules.settlement import Expected, PayoutLimit
 
 CODE: Final = "WRONG_PAYOUT"
-MAIN_BETS: Final = ("bet1", "bet2", "bet3")
 
 
 def check(ctx: RoundContext, *, complete: bool = True) -> list[Finding]:
@@ -32,7 +32,7 @@ def check(ctx: RoundContext, *, complete: bool = True) -> list[Finding]:
             unexpected = _unexpected(ctx, settle)
             if unexpected is not None:
                 out.append(unexpected)
-        elif limits and settle.seat in limits and settle.bet in MAIN_BETS:
+        elif limits and settle.seat in limits and settle.bet in ctx.rules.limited_bets:
             continue  # judged together below
         elif expected.result == "lose" and settle.result == "lose" and settle.paid == 0:
             continue  # collected, as due: the commonest line, with nothing to price
@@ -99,7 +99,7 @@ def _unexpected(ctx: RoundContext, settle: Settle) -> Finding | None:
         ids = (settle.event_id,)
     return ctx.finding(
         CODE,
-        ctx.section("§ 641a.11(c)", "§ 643a.11(f)"),
+        ctx.sections.settlement,
         f"seat {settle.seat} {settle.bet} {why}, yet was settled `{settle.result}` with "
         f"{cents(settle.paid)} paid",
         seat=settle.seat,
@@ -113,8 +113,10 @@ def _unexpected(ctx: RoundContext, settle: Settle) -> Finding | None:
 def _limited(
     ctx: RoundContext, limit: PayoutLimit, settled: dict[tuple[int, str], Settle]
 ) -> Finding | None:
-    """The three bets of one hand together pay at most the payout limit."""
-    lines = [ctx.settlement.lines.get((limit.seat, bet)) for bet in MAIN_BETS]
+    """The bets the limit caps pay at most the payout limit together."""
+    rule = ctx.rules.configuration.payout_limit
+    assert rule is not None  # a limit binds only at a game with a payout limit
+    lines = [ctx.settlement.lines.get((limit.seat, bet)) for bet in rule.bets]
     winning = [e for e in lines if e is not None and e.result == "win"]
     paid = 0
     ids: list[str] = []
@@ -135,7 +137,7 @@ def _limited(
         f"{cents(limit.limit)} payout limit per hand: {cents(limit.limit)} due in all, "
         f"{cents(paid)} paid",
         seat=limit.seat,
-        bet="main",
+        bet=rule.bet,
         expected=limit.limit,
         actual=paid,
         event_ids=ids,

@@ -28,5 +28,6 @@ def net_table(letter: str) -> npt.NDArray[np.float64]:
     return net
 
 
-def edge(letter: str) -> EdgeResult:
-    return side_bet_edge("four_card_poker", "aces_up", letter, ACES_UP[letter].section, net_table)
+def edge(game: str, letter: str) -> EdgeResult:
+    """The edge of pay table ``letter`` (``game``: the name the result carries)."""
+    return side_bet_edge(game, "aces_up", letter, ACES_UP[letter].section, net_table)

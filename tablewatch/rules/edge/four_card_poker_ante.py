@@ -317,6 +317,7 @@ def evaluate(
 
 
 def edge(
+    game: str,
     samples: int = DEFAULT_SAMPLES,
     train_samples: int = DEFAULT_TRAIN_SAMPLES,
     seed: int = DEFAULT_SEED,
@@ -325,7 +326,8 @@ def edge(
     progress: Progress | None = None,
     monotone: bool = True,
 ) -> EdgeResult:
-    """House edge per Ante of the learned strategy, scored on ``samples`` independent deals."""
+    """House edge per Ante of the learned strategy, scored on ``samples`` independent deals
+    (``game``: the name the result carries, its descriptor's)."""
     if samples < 2:
         raise ValueError("need at least 2 evaluation deals")
     training = train_samples
@@ -341,7 +343,7 @@ def edge(
     house_edge = -result.mean
     half = 1.96 * result.std / float(np.sqrt(samples))
     return EdgeResult(
-        game="four_card_poker",
+        game=game,
         wager="ante",
         paytable=None,
         house_edge=house_edge,

@@ -100,14 +100,15 @@ def _rides(letter: str, cards: npt.ArrayLike, known: int) -> npt.NDArray[np.bool
     return _ride_tables(letter)[known][colex_index_batch(rows)]
 
 
-def edge(letter: str) -> EdgeResult:
+def edge(game: str, letter: str) -> EdgeResult:
+    """The edge of pay table ``letter`` (``game``: the name the result carries)."""
     start = time.perf_counter()
     values = ride_values(letter)
     expected = values.bet3 + values.bet2 + values.bet1
     house_edge = -expected
     average_bet = 1.0 + values.ride2 + values.ride1
     return EdgeResult(
-        game="let_it_ride",
+        game=game,
         wager="main",
         paytable=letter,
         house_edge=house_edge,

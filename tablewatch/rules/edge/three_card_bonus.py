@@ -34,7 +34,8 @@ def net_table(letter: str) -> npt.NDArray[np.float64]:
     return net
 
 
-def edge(letter: str) -> EdgeResult:
+def edge(game: str, letter: str) -> EdgeResult:
+    """The edge of pay table ``letter`` (``game``: the name the result carries)."""
     return side_bet_edge(
-        "let_it_ride", "three_card_bonus", letter, THREE_CARD_BONUS[letter].section, net_table
+        game, "three_card_bonus", letter, THREE_CARD_BONUS[letter].section, net_table
     )

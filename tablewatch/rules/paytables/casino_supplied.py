@@ -22,8 +22,8 @@ CASINO_SUPPLIED: dict[str, str] = {
 FIVE_CARD_ENVY_SECTION = "§ 643a.12(e)(5)"
 
 
-def casino_pay_table(where: str, wager: str, rows: object) -> PayTable:
-    section = CASINO_SUPPLIED[wager]
+def casino_pay_table(where: str, wager: str, section: str, rows: object) -> PayTable:
+    """The casino's pay table for ``wager`` (its section ``section``), from ``rows``."""
     if not isinstance(rows, dict) or not rows:
         raise ValueError(
             f"{where}: the casino supplies this pay table ({section}): write it as a mapping "

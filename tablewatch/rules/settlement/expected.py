@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tablewatch.rules.config import TableConfig
 from tablewatch.rules.round_view import WagerKey
 from tablewatch.rules.settlement.lines import Expected, ExpectedEnvy, PayoutLimit
+from tablewatch.rules.table_config import TableConfig
 
 __all__ = [
     "Expected",

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from tablewatch.rules.config import TableConfig
 from tablewatch.rules.hands import best4of5, best4of6
 from tablewatch.rules.paytables import four_card_poker_ante as ante_tables
 from tablewatch.rules.paytables import four_card_poker_progressive as progressive_tables
@@ -35,6 +34,7 @@ from tablewatch.rules.settlement.expected import (
     distinct,
     envy_amount,
 )
+from tablewatch.rules.table_config import TableConfig
 
 ANTE_AND_PLAY: Final = ante_tables.ANTE_AND_PLAY
 FORFEIT_SECTION: Final = "§ 641a.11(b)"

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from tablewatch.rules.config import TableConfig
 from tablewatch.rules.hands import best5of6, strength3, strength5
 from tablewatch.rules.paytables import let_it_ride_main
 from tablewatch.rules.paytables import let_it_ride_progressive as progressive_tables
@@ -38,6 +37,7 @@ from tablewatch.rules.settlement.expected import (
     distinct,
     envy_amount,
 )
+from tablewatch.rules.table_config import TableConfig
 
 MAIN_BETS: Final = ("bet1", "bet2", "bet3")
 NOTHING_PULLED: Final[dict[str, str]] = {}  # a seat with no decision (read only)

@@ -1,0 +1,249 @@
+"""What a game is to the rules engine: the parts of a game descriptor.
+
+Each game has one descriptor module in :mod:`tablewatch.rules.games` whose
+``RULES`` is a :class:`GameRules`: its name, its wagers and the pay-table
+slots that price them, what a table's configuration of it requires and
+allows, how many cards a hand holds and which areas are dealt, the
+regulation section each check common to all games cites for it, its
+settlement and its own checks. The configuration, the judge, the checks, the
+house-edge command and the simulator know a game only through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tablewatch.rules.checks.catalog import Check
+from tablewatch.rules.paytables.table import PayTable
+
+if TYPE_CHECKING:  # only in the types of callables (kept out of the import cycle)
+    from tablewatch.rules.checks.context import RoundContext
+    from tablewatch.rules.edge.result import EdgeResult
+    from tablewatch.rules.findings import Finding
+    from tablewatch.rules.round_view import RoundView
+    from tablewatch.rules.settlement.expected import Settlement
+    from tablewatch.rules.table_config import TableConfig
+
+Area = tuple[str, int, str]  # (card target, cards it is dealt, its name in a finding)
+RevealKey = tuple[str, int | None]  # a reveal's (target, index), as RoundView.reveals keys it
+
+
+@dataclass(frozen=True, slots=True)
+class Wager:
+    """A bet of the game's layout: the protocol's bet name and what prices it."""
+
+    bet: str
+    slot: str | None  # the configuration's pay-table key that prices it (None: fixed odds)
+    section: str  # the section that states its odds
+    always: bool = False  # offered at every table of the game, with no pay table to choose
+    placed: bool = True  # False: never a `wager` event (made by decision, or paid by the house)
+
+
+@dataclass(frozen=True, slots=True)
+class LetteredSlot:
+    """A pay-table slot the casino fills with one of the regulation's tables, by letter."""
+
+    tables: Mapping[str, PayTable]
+    section: str
+
+
+@dataclass(frozen=True, slots=True)
+class EnvyChoice:
+    """An Envy Bonus table the casino chooses by letter: cents per $1 by qualifying hand."""
+
+    slot: str
+    tables: Mapping[str, Mapping[str, int]]
+    section: str
+    required_with: str  # the slot whose wager receives it: offering one requires the other
+
+
+@dataclass(frozen=True, slots=True)
+class FixedEnvy:
+    """An Envy Bonus the regulation fixes (cents per $1), due wherever ``with_slot`` is
+    offered."""
+
+    with_slot: str
+    per_dollar: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressiveReset:
+    """The progressive's initial and reset amount: at least ``minimum`` (cents) by the letter
+    of the pay table in ``slot``."""
+
+    slot: str
+    minimum: Mapping[str, int]
+    section: str
+
+
+@dataclass(frozen=True, slots=True)
+class PayoutLimitRule:
+    """A payout limit per hand: at least ``minimum`` cents, capping ``bets`` together; a
+    finding on a capped hand names ``bet``."""
+
+    minimum: int
+    section: str
+    bets: tuple[str, ...]
+    bet: str
+
+
+@dataclass(frozen=True, slots=True)
+class Configuration:
+    """What a table's configuration of the game may and must say.
+
+    ``lettered``: slots filled by letter; ``required``: slots every table
+    fills; ``casino_supplied``: slots whose pay table the casino writes (slot
+    -> section), ``casino_envy`` the slot of an Envy Bonus it writes.
+    """
+
+    lettered: Mapping[str, LetteredSlot]
+    required: tuple[str, ...]
+    progressive_reset: ProgressiveReset
+    envy: EnvyChoice | None = None
+    fixed_envy: FixedEnvy | None = None
+    casino_supplied: Mapping[str, str] = field(default_factory=dict)
+    casino_envy: str | None = None
+    payout_limit: PayoutLimitRule | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sections:
+    """The section each check common to all games cites at this game.
+
+    A mapping by dealing (``hand``, ``manual_shoe``, ``automated_shoe``)
+    where the procedure differs; ``hand``'s is cited for a dealing it lacks.
+    """
+
+    lockout: str  # BET_AFTER_LOCKOUT
+    one_deck: str  # DUPLICATE_CARD
+    deck_change: str  # DECK_CHANGE_OVERDUE, before its paragraph
+    shuffler_count: str  # SHUFFLER_COUNT_MISMATCH
+    wagers_offered: str  # WAGER_NOT_OFFERED
+    settlement: str  # UNSETTLED_WAGER, and a wager paid that was never placed
+    envy: str  # ENVY_BONUS_WRONG for a bonus no hand earns
+    round_end: str  # ROUND_INCOMPLETE, after the protocol's round_end
+    void: str  # VOID_NOT_RETURNED with no cause found
+    misdeal: str  # ROUND_NOT_VOIDED: a hand or area dealt the wrong number of cards
+    early_exposure: str  # ROUND_NOT_VOIDED: a hidden card exposed before its reveal
+    face_up_in_deck: str  # ROUND_NOT_VOIDED: two or more cards face up in the deck
+    shoe_fault: str  # ROUND_NOT_VOIDED: the automated shoe faulted
+    progressive_count: Mapping[str, str]  # PROGRESSIVE_COUNT_MISMATCH, by dealing
+    stub_count: Mapping[str, str]  # STUB_COUNT_MISMATCH, by dealing
+    stub_cadence: Mapping[str, str]  # STUB_COUNT_MISSING, by dealing
+
+
+def dealing_section(by_dealing: Mapping[str, str], dealing: str) -> str:
+    """``by_dealing``'s section for ``dealing``; the hand-dealing one for a dealing it lacks."""
+    return by_dealing.get(dealing, by_dealing["hand"])
+
+
+@dataclass(frozen=True, slots=True)
+class Exposure:
+    """The cards dealt face down until one reveal shows them (the dealer's, the community's).
+
+    ``face_up``: how many of them the rules deal face up (the last ones);
+    ``turned``: earlier reveals that each turn one card, by its position in
+    the target's cards (such a card seen after its reveal is no exposure).
+    """
+
+    target: str
+    name: str  # "a dealer card"
+    face_up: int
+    revealed_by: RevealKey
+    turned: tuple[tuple[RevealKey, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GameCheck:
+    """A check only this game has, run on every round; ``entry``: its catalog entry when the
+    catalog (``checks/catalog.py``) does not list its code."""
+
+    code: str
+    run: Callable[[RoundContext], list[Finding]]
+    entry: Check | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExactEdge:
+    """A wager whose house edge is an exact enumeration: ``compute(game, letter)``."""
+
+    tables: Mapping[str, PayTable]
+    compute: Callable[[str, str], EdgeResult]
+
+
+@dataclass(frozen=True, slots=True)
+class MonteCarloEdge:
+    """A wager whose house edge is a Monte-Carlo of a learned play:
+    ``compute(game, samples=, train_samples=, seed=, granularity=, progress=)``."""
+
+    compute: Callable[..., EdgeResult]
+
+
+WagerEdge = ExactEdge | MonteCarloEdge
+NO_DECISION_WAGERS: dict[str, str] = {}
+NO_EDGES: dict[str, WagerEdge] = {}
+
+
+class GameRules:
+    """One game, as every part of the service reads it (see the module's docstring).
+
+    ``settle(view, config)``: what every wager of a round is owed.
+    ``checks``: the game's own round checks, run on every round after the
+    wagering and dealing checks. ``decision_wagers``: decision action -> the
+    bet it places (a wager made by decision needs a settle line).
+    ``withdrawn(view, seat)``: the bets the seat withdrew by decision, bet ->
+    the decision's event_id (they need no settle line). ``envy_wagers``: the
+    wagers that receive Envy Bonuses, in the order their events are cited;
+    ``envy_unearned``: whose hand, besides the player's own, earns none (in
+    ENVY_BONUS_WRONG's message). ``edges``: the wagers ``tablewatch edge``
+    prices, by name.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        title: str,
+        chapter: str,
+        wagers: tuple[Wager, ...],
+        hand_cards: int,
+        areas: tuple[Area, ...],
+        exposure: Exposure,
+        configuration: Configuration,
+        sections: Sections,
+        settle: Callable[[RoundView, TableConfig], Settlement],
+        checks: tuple[GameCheck, ...] = (),
+        wager_areas: tuple[tuple[str, Area], ...] = (),
+        decision_wagers: Mapping[str, str] = NO_DECISION_WAGERS,
+        withdrawn: Callable[[RoundView, int], Mapping[str, str]] | None = None,
+        envy_wagers: tuple[str, ...] = (),
+        envy_unearned: str = "no",
+        edges: Mapping[str, WagerEdge] = NO_EDGES,
+    ) -> None:
+        self.name = name  # as the protocol and the configuration write it
+        self.title = title  # "Let It Ride"
+        self.chapter = chapter  # of 58 Pa. Code: "ch. 643a"
+        self.wagers = wagers  # in the order of the layout
+        self.hand_cards = hand_cards  # cards a player's hand is dealt
+        self.areas = areas  # areas dealt a fixed number of cards in every round with a wager
+        self.wager_areas = wager_areas  # (bet, area): dealt only when that bet is wagered
+        self.exposure = exposure
+        self.configuration = configuration
+        self.sections = sections
+        self.settle = settle
+        self.checks = checks
+        self.decision_wagers = decision_wagers
+        self.withdrawn = withdrawn
+        self.envy_wagers = envy_wagers
+        self.envy_unearned = envy_unearned
+        self.edges = edges
+        # Derived once: read by the checks of every round.
+        self.always_offered = frozenset(w.bet for w in wagers if w.always)
+        self.never_wagered = frozenset(w.bet for w in wagers if not w.placed)
+        limit = configuration.payout_limit
+        self.limited_bets: tuple[str, ...] = limit.bets if limit is not None else ()
+
+    def __repr__(self) -> str:
+        return f"GameRules({self.name!r})"

@@ -1,0 +1,139 @@
+"""Let It Ride (58 Pa. Code ch. 643a, with the 2019 § 643a.11): the game's descriptor.
+
+Three cards to each player and two community cards, turned one at a time;
+three equal bets, the first two of which may be pulled back. The Five Card
+and Three Card Bonuses, the three-card progressive and its Envy Bonus, and
+the 2019 wagers whose pay tables the casino supplies. A payout limit per
+hand caps the three bets together. Settlement:
+:mod:`tablewatch.rules.settlement.let_it_ride`; its own checks: UNEQUAL_BETS,
+LATE_WITHDRAWAL.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from tablewatch.rules.checks import late_withdrawal, unequal_bets
+from tablewatch.rules.edge import five_card_bonus as five_card_bonus_edge
+from tablewatch.rules.edge import let_it_ride_main as main_edge
+from tablewatch.rules.edge import three_card_bonus as three_card_bonus_edge
+from tablewatch.rules.game_rules import (
+    Configuration,
+    ExactEdge,
+    Exposure,
+    FixedEnvy,
+    GameCheck,
+    GameRules,
+    LetteredSlot,
+    PayoutLimitRule,
+    ProgressiveReset,
+    Sections,
+    Wager,
+)
+from tablewatch.rules.paytables import (
+    five_card_bonus,
+    let_it_ride_main,
+    let_it_ride_progressive,
+    three_card_bonus,
+)
+from tablewatch.rules.paytables.casino_supplied import CASINO_SUPPLIED
+from tablewatch.rules.settlement.let_it_ride import MAIN_BETS, pulled_bets, settle_let_it_ride
+
+NAME: Final = "let_it_ride"
+
+RULES: Final = GameRules(
+    name=NAME,
+    title="Let It Ride",
+    chapter="ch. 643a",
+    wagers=(
+        *(Wager(bet, "main", let_it_ride_main.SECTION, always=True) for bet in MAIN_BETS),
+        Wager("five_card_bonus", "five_card_bonus", five_card_bonus.SECTION),
+        Wager("three_card_bonus", "three_card_bonus", three_card_bonus.SECTION),
+        Wager("progressive", "progressive", let_it_ride_progressive.SECTION),
+        *(Wager(bet, bet, section) for bet, section in CASINO_SUPPLIED.items()),
+    ),
+    hand_cards=3,
+    areas=(("community", 2, "the community area"),),
+    wager_areas=(("six_card_bonus", ("bonus", 3, "the Six Card Bonus area")),),
+    exposure=Exposure(
+        "community",
+        "a community card",
+        face_up=0,
+        revealed_by=("community", 2),
+        turned=((("community", 1), 0),),  # the first community card is turned on its own
+    ),
+    configuration=Configuration(
+        lettered={
+            "main": LetteredSlot(let_it_ride_main.MAIN, let_it_ride_main.SECTION),
+            "five_card_bonus": LetteredSlot(
+                five_card_bonus.FIVE_CARD_BONUS, five_card_bonus.SECTION
+            ),
+            "three_card_bonus": LetteredSlot(
+                three_card_bonus.THREE_CARD_BONUS, three_card_bonus.SECTION
+            ),
+            "progressive": LetteredSlot(
+                let_it_ride_progressive.PROGRESSIVE, let_it_ride_progressive.SECTION
+            ),
+        },
+        required=("main",),
+        progressive_reset=ProgressiveReset(
+            "progressive",
+            let_it_ride_progressive.MIN_RESET,
+            let_it_ride_progressive.RESET_SECTION,
+        ),
+        fixed_envy=FixedEnvy("progressive", let_it_ride_progressive.ENVY_PER_DOLLAR),
+        casino_supplied=CASINO_SUPPLIED,
+        casino_envy="five_card_envy",
+        payout_limit=PayoutLimitRule(
+            let_it_ride_main.MIN_PAYOUT_LIMIT,
+            let_it_ride_main.PAYOUT_LIMIT_SECTION,
+            bets=MAIN_BETS,
+            bet="main",
+        ),
+    ),
+    sections=Sections(
+        lockout="§ 643a.7(c)",
+        one_deck="§ 643a.3(a)",
+        deck_change="§ 643a.3(c)",
+        shuffler_count="§ 643a.5(b)",
+        wagers_offered="§ 643a.7",
+        settlement="§ 643a.11(f)",
+        envy="§ 643a.11(g)(3)(v)",
+        round_end="§ 643a.11(h)",
+        void="§ 643a.13",
+        misdeal="§ 643a.13(c)",
+        early_exposure="§ 643a.13(d)",
+        face_up_in_deck="§ 643a.13(a)",
+        shoe_fault="§ 643a.13(f)",
+        progressive_count={
+            "manual_shoe": "§ 643a.8(b)(2)",
+            "hand": "§ 643a.9(a)(3)(ii)",
+            "automated_shoe": "§ 643a.10(a)(2)(ii)",
+        },
+        stub_count={
+            "manual_shoe": "§ 643a.8(h)",
+            "hand": "§ 643a.9(f)",
+            "automated_shoe": "§ 643a.10(f)",
+        },
+        stub_cadence={
+            "manual_shoe": "§ 643a.8(f)",
+            "hand": "§ 643a.9(d)",
+            "automated_shoe": "§ 643a.10(d)",
+        },
+    ),
+    settle=settle_let_it_ride,
+    checks=(
+        GameCheck(unequal_bets.CODE, unequal_bets.check),
+        GameCheck(late_withdrawal.CODE, late_withdrawal.check),
+    ),
+    withdrawn=pulled_bets,  # bets 1 and 2 pulled back (§ 643a.11(b), (d))
+    envy_wagers=("progressive", "five_card_progressive"),
+    envy_unearned="no",
+    edges={
+        "main": ExactEdge(let_it_ride_main.MAIN, main_edge.edge),
+        "three_card_bonus": ExactEdge(
+            three_card_bonus.THREE_CARD_BONUS, three_card_bonus_edge.edge
+        ),
+        "five_card_bonus": ExactEdge(five_card_bonus.FIVE_CARD_BONUS, five_card_bonus_edge.edge),
+    },
+)
