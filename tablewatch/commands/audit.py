@@ -82,8 +82,10 @@ def jobs_for(files: Sequence[Path], jobs: int | None) -> int:
 def audit(files: tuple[Path, ...], config_path: Path, fmt: str, jobs_option: int | None) -> None:
     """Judge every round in FILES (JSON Lines, tables interleaved) and print the findings.
 
-    Exit 0: no findings; 1: findings; 2: unreadable input or configuration
-    (bad lines are reported on stderr and the rest is still audited).
+    Exit 0: no findings; 1: findings; 2: unreadable input or configuration, or bad
+    lines: each is reported on stderr (file:line, event_id, field, reason) and the
+    rest is still audited. A line longer than 1 MiB (1,048,576 bytes) is a bad line,
+    skipped unread.
     """
     jobs = jobs_for(files, jobs_option)
     err = Console(stderr=True, highlight=False)

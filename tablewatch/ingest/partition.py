@@ -45,7 +45,7 @@ def table_ids(lines: Sequence[bytes]) -> list[str | None]:
         try:
             ids.extend(map(_table_id_of, map(_decode_table, remaining)))
             return ids
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):  # RecursionError: nested too deep
             ids.append(None)
 
 

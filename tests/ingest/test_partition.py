@@ -34,3 +34,16 @@ def test_twelve_tables_of_equal_size_split_six_and_six() -> None:
 def test_table_ids_of_any_json_layout() -> None:
     lines = [b'{ "table_id" : "A\\u0042" }', b'{"x":1}', b"{", line("C", 1)]
     assert table_ids(lines) == ["AB", None, None, "C"]
+
+
+def test_table_ids_of_hostile_lines_are_none() -> None:
+    deep = 100_000
+    lines = [
+        b"[" * deep + b"]" * deep,
+        b'{"table_id":"A","x":' + b"[" * deep + b"]" * deep + b"}",
+        b'{"x":' + b'{"y":' * deep + b"1" + b"}" * deep + b', "table_id":"A"}',
+        b"\x00",
+        line("B", 1),
+    ]
+    assert table_ids(lines) == [None, None, None, None, "B"]
+    assert Router(2, 0).select(lines) == [0, 1, 2, 3, 4]  # B is share 0's: the first table
