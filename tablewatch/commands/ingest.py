@@ -17,7 +17,17 @@ from typing import Any, TypeVar
 import click
 
 from tablewatch.ingest.batch import MAX_BODY_BYTES, MAX_EVENTS, WINDOW_IDS, Item, Limits, SeenWindow
+from tablewatch.ingest.files import line_blocks
+from tablewatch.ingest.limits import (
+    BODY_TIMEOUT_S,
+    HEADER_TIMEOUT_S,
+    MAX_CONNECTIONS,
+    MAX_WAITING,
+    WAIT_TIMEOUT_S,
+    ServerLimits,
+)
 from tablewatch.ingest.service import DeliveryFailed, Ingestor
+from tablewatch.rules.decode import OverlongLine
 
 EXIT_OK, EXIT_NOT_STORED, EXIT_BAD_INPUT = 0, 1, 2
 _JSON_WHITESPACE = b" \t\r\n"
@@ -108,15 +118,23 @@ def ingest(
 
 
 def _batches(files: tuple[Path, ...], size: int) -> Iterator[list[Item]]:
-    """Non-blank lines of every file as items named ``file:line``, ``size`` at a time."""
+    """Non-blank lines of every file as items named ``file:line``, ``size`` at a time.
+
+    Files are read in blocks (:func:`~tablewatch.ingest.files.line_blocks`): a line
+    over :data:`~tablewatch.ingest.files.MAX_LINE_BYTES` is not kept, only its size,
+    and is rejected as larger than an event may be.
+    """
     items: list[Item] = []
     for path in files:
-        with path.open("rb") as lines:
-            for number, line in enumerate(lines, 1):
-                raw = line.strip(_JSON_WHITESPACE)
-                if not raw:
-                    continue
-                items.append(Item(f"{path}:{number}", raw))
+        for first, lines in line_blocks(path):
+            for number, line in enumerate(lines, first):
+                if isinstance(line, OverlongLine):
+                    items.append(Item(f"{path}:{number}", b"", line.size))
+                else:
+                    raw = line.strip(_JSON_WHITESPACE)
+                    if not raw:
+                        continue
+                    items.append(Item(f"{path}:{number}", raw))
                 if len(items) >= size:
                     yield items
                     items = []
@@ -135,13 +153,54 @@ def _batches(files: tuple[Path, ...], size: int) -> Iterator[list[Item]]:
     type=click.IntRange(1),
     help="Accepted event_ids remembered to answer re-sent events 'duplicate'.",
 )
-@click.option("--max-body-bytes", default=MAX_BODY_BYTES, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--max-body-bytes",
+    default=MAX_BODY_BYTES,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Bytes per POST body, as sent and once decompressed (gzip, deflate).",
+)
 @click.option(
     "--max-events",
     default=MAX_EVENTS,
     show_default=True,
     type=click.IntRange(1),
     help="Events per POST.",
+)
+@click.option(
+    "--max-connections",
+    default=MAX_CONNECTIONS,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Connections open at once; one more is answered 503 and closed.",
+)
+@click.option(
+    "--header-timeout",
+    default=HEADER_TIMEOUT_S,
+    show_default=True,
+    type=click.FloatRange(0, min_open=True),
+    help="Seconds a connection may stay idle or take to send a request's headers.",
+)
+@click.option(
+    "--body-timeout",
+    default=BODY_TIMEOUT_S,
+    show_default=True,
+    type=click.FloatRange(0, min_open=True),
+    help="Seconds to receive a body; then 408 and the connection is closed.",
+)
+@click.option(
+    "--max-waiting",
+    default=MAX_WAITING,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Batches waiting for their turn; one more is answered 503 (Retry-After).",
+)
+@click.option(
+    "--wait-timeout",
+    default=WAIT_TIMEOUT_S,
+    show_default=True,
+    type=click.FloatRange(0, min_open=True),
+    help="Seconds a batch may wait for its turn; then 503 (Retry-After).",
 )
 def serve_ingest(
     host: str,
@@ -152,6 +211,11 @@ def serve_ingest(
     window: int,
     max_body_bytes: int,
     max_events: int,
+    max_connections: int,
+    header_timeout: float,
+    body_timeout: float,
+    max_waiting: int,
+    wait_timeout: float,
 ) -> None:
     """Serve POST /events (a JSON array of events), GET /health and GET /metrics."""
     from tablewatch.ingest.http_server import serve
@@ -168,9 +232,16 @@ def serve_ingest(
         limits=Limits(max_body_bytes=max_body_bytes, max_events=max_events),
         window=SeenWindow(window),
     )
+    limits = ServerLimits(
+        max_connections=max_connections,
+        header_timeout_s=header_timeout,
+        body_timeout_s=body_timeout,
+        max_waiting=max_waiting,
+        wait_timeout_s=wait_timeout,
+    )
     click.echo(
         f"tablewatch ingest: http://{host}:{port}/events -> {settings.events_topic}"
         f" (dead letters: {settings.dlq_topic}) at {settings.bootstrap}",
         err=True,
     )
-    serve(ingestor, host, port)
+    serve(ingestor, host, port, limits)

@@ -42,6 +42,7 @@ WINDOW_IDS = 1_000_000  # accepted event_ids remembered for duplicate detection
 DLQ_RAW_BYTES = 128 * 1024  # raw text kept in one dead-letter record (escaped: < 1 MiB)
 
 Status = Literal["accepted", "duplicate", "rejected"]
+_FLAT = "a JSON array of flat event objects"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,11 @@ class Item:
 
     where: str  # "item 3" (0-based position in the array), "events.jsonl:17"
     raw: bytes
+    size: int | None = None  # its size when ``raw`` is not all of it (a file's overlong line)
+
+    @property
+    def bytes_in(self) -> int:
+        return len(self.raw) if self.size is None else self.size
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +104,7 @@ class Rejected:
     raw: bytes
     rejection: EventRejected
     table_id: str | None  # when the item is an object with a readable table_id
+    size: int | None = None  # the item's size when ``raw`` is not all of it
 
     status: Literal["rejected"] = "rejected"
 
@@ -185,6 +192,8 @@ def split_body(body: bytes, limits: Limits = DEFAULT_LIMITS) -> list[Item]:
         raise BodyRefused("malformed", reason) from None
     except msgspec.DecodeError as exc:
         raise BodyRefused("malformed", f"bad JSON: {exc}") from None
+    except RecursionError:
+        raise BodyRefused("malformed", f"bad JSON: nested too deeply ({_FLAT})") from None
     if len(raws) > limits.max_events:
         raise BodyRefused(
             "oversized", f"{len(raws):,} events exceed {limits.max_events:,} per batch"
@@ -203,15 +212,16 @@ def classify(items: Sequence[Item], seen: Container[str], limits: Limits = DEFAU
     outcomes: list[Outcome] = []
     here: set[str] = set()
     for index, item in enumerate(items):
-        if len(item.raw) > limits.max_event_bytes:
+        size = item.bytes_in
+        if size > limits.max_event_bytes:
             rejection = EventRejected(
                 item.where,
                 peek_field(item.raw, "event_id", MAX_EVENT_BYTES),
                 None,
-                f"event of {len(item.raw):,} bytes exceeds {limits.max_event_bytes:,} bytes",
+                f"event of {size:,} bytes exceeds {limits.max_event_bytes:,} bytes",
             )
             table_id = peek_field(item.raw, "table_id", MAX_EVENT_BYTES)
-            outcomes.append(Rejected(index, item.where, item.raw, rejection, table_id))
+            outcomes.append(Rejected(index, item.where, item.raw, rejection, table_id, item.size))
             continue
         try:
             event = decode_event(item.raw, item.where)
@@ -345,6 +355,7 @@ def dead_letter_of(rejected: Rejected, received_at: str, source: str) -> DeadLet
         received_at=received_at,
         source=source,
         table_id=rejected.table_id,
+        raw_bytes=rejected.size,
     )
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from tablewatch.commands.ingest import _batches, ingest
+from tablewatch.ingest.batch import classify, dead_letter_of
+from tablewatch.ingest.files import MAX_LINE_BYTES
 
 
 def test_lines_become_items_named_file_line_in_batches(tmp_path: Path) -> None:
@@ -27,3 +30,23 @@ def test_unreadable_file_is_exit_2(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.stderr == f"tablewatch ingest: {missing}: No such file or directory\n"
     assert result.stdout.startswith("0 accepted, 0 duplicates, 0 rejected")
+
+
+def test_an_overlong_line_becomes_an_item_with_its_size_only(tmp_path: Path) -> None:
+    path = tmp_path / "long.jsonl"
+    long_size = 3 * MAX_LINE_BYTES
+    path.write_bytes(b'{"n":1}\n' + b"x" * long_size + b'\n{"n":3}')
+    items = [item for batch in _batches((path,), 10) for item in batch]
+    assert [(i.where, i.raw, i.bytes_in) for i in items] == [
+        (f"{path}:1", b'{"n":1}', 7),
+        (f"{path}:2", b"", long_size),
+        (f"{path}:3", b'{"n":3}', 7),
+    ]
+    rejected = classify(items, set()).rejected
+    assert rejected[1].rejection.reason == f"event of {long_size:,} bytes exceeds 65,536 bytes"
+    letter = json.loads(dead_letter_of(rejected[1], "2026-11-29T20:15:03.123Z", "test").value)
+    assert (letter["raw_bytes"], letter["truncated"], letter["where"]) == (
+        long_size,
+        True,
+        f"{path}:2",
+    )

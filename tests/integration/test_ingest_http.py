@@ -8,8 +8,11 @@ from the offsets recorded before it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gzip
 import json
 import threading
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -20,11 +23,11 @@ from typing import Any
 
 import msgspec
 import pytest
-from aiohttp import web
 
 from tablewatch.ingest.client import PostFailed, post_events
-from tablewatch.ingest.http_server import make_app
+from tablewatch.ingest.http_server import start
 from tablewatch.ingest.kafka_producer import DLQ_TOPIC, EVENTS_TOPIC, KafkaSettings, KafkaSink
+from tablewatch.ingest.limits import DEFAULT_SERVER_LIMITS, ServerLimits
 from tablewatch.ingest.service import Ingestor
 from tablewatch.rules.decode import decode_event, encode_event
 from tablewatch.sim.floor import Floor
@@ -40,24 +43,28 @@ class Server:
     ingestor: Ingestor
 
 
-@pytest.fixture(scope="module")
-def server(kafka_bootstrap: str) -> Iterator[Server]:
-    ingestor = Ingestor(KafkaSink(KafkaSettings(kafka_bootstrap)))
+@contextlib.contextmanager
+def running(ingestor: Ingestor, limits: ServerLimits = DEFAULT_SERVER_LIMITS) -> Iterator[str]:
+    """The endpoint served as ``serve-ingest`` serves it (its own loop, in a thread) on a
+    free port; its base URL."""
     loop = asyncio.new_event_loop()
-    runner = web.AppRunner(make_app(ingestor))
-    loop.run_until_complete(runner.setup())
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    loop.run_until_complete(site.start())
-    host, port = runner.addresses[0][:2]
+    served = loop.run_until_complete(start(ingestor, "127.0.0.1", 0, limits))
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     try:
-        yield Server(f"http://{host}:{port}", ingestor)
+        yield served.url
     finally:
-        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(60)
+        asyncio.run_coroutine_threadsafe(served.close(), loop).result(60)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
         loop.close()
+
+
+@pytest.fixture(scope="module")
+def server(kafka_bootstrap: str) -> Iterator[Server]:
+    ingestor = Ingestor(KafkaSink(KafkaSettings(kafka_bootstrap)))
+    with running(ingestor) as url:
+        yield Server(url, ingestor)
 
 
 @dataclass
@@ -108,12 +115,17 @@ def floor_events(run: str, tables: int = 3, rounds: int = 6) -> list[bytes]:
     ]
 
 
-def post_raw(url: str, body: bytes) -> tuple[int, dict[str, Any]]:
+def post_raw(
+    url: str, body: bytes, headers: dict[str, str] | None = None, timeout: float = 60
+) -> tuple[int, dict[str, Any]]:
     request = urllib.request.Request(
-        url, data=body, method="POST", headers={"Content-Type": "application/json"}
+        url,
+        data=body,
+        method="POST",
+        headers={"Content-Type": "application/json", **(headers or {})},
     )
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())
@@ -242,3 +254,102 @@ def test_client_refuses_to_retry_a_bad_body(server: Server) -> None:
     with pytest.raises(PostFailed) as info:
         post_events(f"{server.url}/events", [b"{", b"}"])
     assert info.value.status == 400
+
+
+DEEP = 100_000
+
+
+def nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_hostile_items_are_rejected_with_reasons_and_never_produced(
+    server: Server, topics: Topics
+) -> None:
+    run = run_id()
+    table = f"{run}-H"
+    good = table_events(table)  # deck_in, round_start, 3 wagers
+    hostile = [
+        edited(good[1], seq=2**64),
+        edited(good[2], amount=2**63),
+        edited(good[2], event_id=f"{table}-x", ts="1999-12-31T23:59:59.999Z"),
+        edited(good[2], event_id=f"{table}-y", round_id="R\u001b[2J"),
+        good[3].replace(b'"amount":2500', b'"amount":2500,"amount":250000'),
+        edited(good[4], event_id=f"{table}-z", x=nested(500)),
+    ]
+    status, reply = post_raw(f"{server.url}/events", array([good[0], *hostile, good[4]]))
+    assert status == 200
+    assert (reply["accepted"], reply["rejected"]) == (2, len(hostile))
+    rows = reply["results"][1:-1]
+    assert [r["field"] for r in rows] == ["seq", "amount", "ts", "round_id", "amount", "x"]
+    assert "key `amount` given twice" in rows[4]["reason"]
+    letters = topics.dead_letters(table)
+    assert len(letters) == len(hostile)
+    assert {d["where"] for d in letters} == {f"item {i}" for i in range(1, len(hostile) + 1)}
+    assert all(d["reason"] and d["_key"] == table.encode() for d in letters)
+    assert [r.value for r in topics.events({table})] == [good[0], good[4]]
+
+    status, reply = post_raw(f"{server.url}/events", b"[" * DEEP + b"]" * DEEP)
+    assert status == 400 and "nested too deeply" in reply["error"]
+
+
+def test_a_gzip_body_is_stored_as_its_decompressed_bytes_and_a_bomb_refused(
+    server: Server, topics: Topics
+) -> None:
+    table = f"{run_id()}-G"
+    good = table_events(table, rounds=2)
+    status, reply = post_raw(
+        f"{server.url}/events", gzip.compress(array(good)), {"Content-Encoding": "gzip"}
+    )
+    assert (status, reply["accepted"]) == (200, len(good))
+    assert [r.value for r in topics.events({table})] == good
+
+    spaces = gzip.compress(b" " * (1 << 20), 9)
+    bomb = gzip.compress(b'[{"table_id":"' + table.encode() + b'"}') + spaces * 900
+    started = time.monotonic()
+    status, reply = post_raw(f"{server.url}/events", bomb, {"Content-Encoding": "gzip"})
+    assert status == 413 and "once decompressed (gzip)" in reply["error"]
+    assert time.monotonic() - started < 5
+    assert [d["reason"].split(":")[0] for d in topics.dead_letters(table)] == ["oversized"]
+
+
+def test_concurrent_large_posts_are_answered_in_time_and_stored_exactly_once(
+    kafka_bootstrap: str, topics: Topics
+) -> None:
+    """Many clients at once: each is answered within its timeout (a batch's wait is
+    bounded), the ones turned away are told 503 with Retry-After, and sending those
+    again stores every event exactly once."""
+    run = run_id()
+    events = floor_events(run, tables=12, rounds=400)
+    batches = [events[i : i + 400] for i in range(0, len(events), 400)][:48]
+    assert len(batches) >= 40
+    limits = ServerLimits(max_waiting=3, wait_timeout_s=2)
+    ingestor = Ingestor(KafkaSink(KafkaSettings(kafka_bootstrap)))
+    answers: list[tuple[int, float]] = []
+    with running(ingestor, limits) as url:
+
+        def send(batch: list[bytes]) -> tuple[int, float]:
+            started = time.monotonic()
+            status, reply = post_raw(f"{url}/events", array(batch), timeout=15)
+            if status == 503:
+                assert reply["kind"] == "busy"
+            return status, time.monotonic() - started
+
+        threads = [threading.Thread(target=lambda b=b: answers.append(send(b))) for b in batches]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert len(answers) == len(batches)
+        assert {status for status, _ in answers} <= {200, 503}
+        assert any(status == 503 for status, _ in answers), "the queue was full at some point"
+        assert max(seconds for _, seconds in answers) < 10, "nobody held past a timeout"
+        for batch in batches:  # everything again: what was stored comes back duplicate
+            reply = post_events(f"{url}/events", batch)
+            assert reply["rejected"] == 0
+    sent = [raw for batch in batches for raw in batch]
+    records = topics.events({decode_event(raw).table_id for raw in sent})
+    assert sorted(r.value for r in records) == sorted(sent), "each event exactly once"
