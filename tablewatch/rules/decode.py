@@ -148,10 +148,18 @@ def decode_event(raw: bytes | str, where: str = "event") -> AnyEvent:
         raise EventRejected(where, None, None, NESTED_REASON) from None
     except UnicodeEncodeError:  # a str holding lone surrogates
         raise EventRejected(where, None, None, "bad JSON: not UTF-8 text") from None
-    problem = _problem(event, raw)
+    problem = _problem(event, raw, strings=not _plain(raw))
     if problem is not None:
         raise _rejection(raw, where, problem) from None
     return event
+
+
+def _plain(raw: bytes | str) -> bool:
+    """Whether ``raw`` is ASCII with no backslash and no DEL: then each of its strings
+    is printable (see :func:`_first_bad`)."""
+    if isinstance(raw, str):
+        return raw.isascii() and "\\" not in raw and "\x7f" not in raw
+    return raw.isascii() and b"\\" not in raw and b"\x7f" not in raw
 
 
 def _problem(
