@@ -396,8 +396,57 @@ _CHECKS: Final = {
 }
 
 
+def _bounds(type_text: str) -> tuple[int, int, bool] | None:
+    """(low, high, nullable) of an integer or time column, None for the others."""
+    nullable = type_text.startswith("Nullable(")
+    inner = type_text.removeprefix("Nullable(").removesuffix(")") if nullable else type_text
+    if inner.startswith("DateTime64("):
+        return (*DATETIME64_MS, nullable)
+    if inner in INT_RANGES:
+        return (*INT_RANGES[inner], nullable)
+    return None
+
+
+# The integer and time columns of each table: (index, low, high, nullable). Each row is
+# checked against these first (values out of range), and for None where a column is not
+# Nullable (the types of strings and flags are the code's, checked by mypy), then in full
+# only to word a problem.
+_RANGES: Final = {
+    table: tuple(
+        (index, *bounds) for index, t in enumerate(types) if (bounds := _bounds(t)) is not None
+    )
+    for table, (_, types) in COLUMN_TYPES.items()
+}
+
+
+# The other columns that are not Nullable: a None there fails the whole insert.
+_REQUIRED: Final = {
+    table: tuple(
+        index for index, t in enumerate(types) if _bounds(t) is None and "Nullable(" not in t
+    )
+    for table, (_, types) in COLUMN_TYPES.items()
+}
+
+
 def row_problem(table: str, row: Sequence[object]) -> str | None:
     """Why ``row`` cannot be written to ``table`` (a value its column cannot hold), or None."""
+    if len(row) == len(_CHECKS[table]) and all(row[i] is not None for i in _REQUIRED[table]):
+        try:
+            for index, low, high, nullable in _RANGES[table]:
+                value = row[index]
+                if value is None:
+                    if not nullable:
+                        break
+                elif not low <= value <= high:  # type: ignore[operator]
+                    break
+            else:
+                return None
+        except TypeError:  # not a number: worded below
+            pass
+    return _full_problem(table, row)
+
+
+def _full_problem(table: str, row: Sequence[object]) -> str | None:
     checks = _CHECKS[table]
     if len(row) != len(checks):
         return f"{table}: {len(row)} values for {len(checks)} columns"

@@ -127,7 +127,7 @@ def test_money_past_int64_and_wrong_types_are_refused() -> None:
     assert "rounds: 2 values for 14 columns" in str(row_problem(ROUNDS, ("T", "R")))
     settlement = ("T", "R", 1, "bet1", 100, None, None, None, 2**63, TS, TS)
     assert "settlements.actual_paid cannot hold" in str(row_problem(SETTLEMENTS, settlement))
-    finding = ("f", "T", "", "X", "high", "r", None, "", None, None, "m", ["e", 1], None, TS)
+    finding = ("f", "T", "", "X", "high", "r", None, "", None, None, "m", None, None, TS)
     assert "findings.event_ids cannot hold" in str(row_problem(FINDINGS, finding))
     good = ("f", "T", "", "X", "high", "r", 7, "", -(2**63), None, "m", ["e"], TS, TS)
     assert row_problem(FINDINGS, good) is None
