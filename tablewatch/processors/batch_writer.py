@@ -112,7 +112,7 @@ class BatchWriter(Generic[Token]):
         self.flushes = 0
         self.write_seconds = 0.0
         self.stale = 0  # batches written after a rebalance stopped waiting for them
-        self.retries: dict[str, int] = {"rows": 0, "messages": 0, "snapshots": 0}
+        self.retries: dict[str, int] = {"rows": 0, "messages": 0, "snapshots": 0, "batch": 0}
         self.isolated = 0  # batches the store refused, split to find the rows at fault
         self.rows_set_aside = 0  # parts (a message's event row, an outcome's rows) refused
 
@@ -124,11 +124,21 @@ class BatchWriter(Generic[Token]):
         await self._queue.put((self.generation, batch))
 
     async def run(self) -> None:
-        """Write the queued batches in order, forever."""
+        """Write the queued batches in order, forever. A write that fails on something not
+        foreseen is logged and done again from its start (every step is idempotent): the
+        task never ends, or no ack would ever be released again."""
         while True:
             generation, batch = await self._queue.get()
             try:
-                await self.write(batch, generation)
+                attempt = 0
+                while True:
+                    try:
+                        await self.write(batch, generation)
+                        break
+                    except Exception as exc:
+                        log.exception("writing a batch failed")
+                        await self._pause("batch", exc, attempt)
+                        attempt += 1
             finally:
                 self._queue.task_done()
 

@@ -379,3 +379,30 @@ def test_messages_the_broker_does_not_take_are_sent_again() -> None:
     assert writer.retries["messages"] == 2
     assert sent.steps == ["messages", "snapshots", "acks"]
     assert sorted(sent.acks) == sorted((p, o) for p, o, _ in log)
+
+
+def test_a_write_failing_on_something_unforeseen_is_done_again_and_the_task_goes_on() -> None:
+    async def scenario() -> tuple[list[str], int]:
+        recorder = Recorder()
+        failures = [1]
+
+        def release(acks: list[str]) -> None:
+            if failures[0]:
+                failures[0] -= 1
+                raise RuntimeError("a bug")
+            recorder.release(acks)
+
+        writer = BatchWriter(
+            Sinks(recorder.insert_rows, recorder.send_messages, recorder.save_snapshots, release),
+            retry_first_s=0.001,
+        )
+        runner = asyncio.create_task(writer.run())
+        await writer.put(batch("b1"))
+        await writer.put(batch("b2"))
+        assert await writer.settle(timeout_s=5)
+        runner.cancel()
+        return recorder.steps, writer.retries["batch"]
+
+    steps, retries = asyncio.run(scenario())
+    assert retries == 1
+    assert [s for s in steps if s.startswith("acks")] == ["acks ['b1-ack']", "acks ['b2-ack']"]
