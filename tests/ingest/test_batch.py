@@ -6,6 +6,8 @@ import base64
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tablewatch.ingest.batch import (
     DLQ_RAW_BYTES,
@@ -200,3 +202,58 @@ def test_outcome_types() -> None:
     batch = check_body(array([good[0], good[0]]), set())
     assert isinstance(batch.outcomes[0], Accepted)
     assert isinstance(batch.outcomes[1], Duplicate)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 100_000 + b"]" * 100_000,
+        b"[" + b'{"a":' * 100_000 + b"1" + b"}" * 100_000 + b"]",
+        b'[{"table_id":"T","x":' + b"[" * 100_000 + b"]" * 100_000 + b"}]",
+    ],
+)
+def test_a_body_nested_too_deeply_is_refused_as_malformed(body: bytes) -> None:
+    with pytest.raises(BodyRefused) as info:
+        check_body(body, set())
+    assert info.value.kind == "malformed"
+    assert "nested too deeply" in info.value.reason
+
+
+def test_items_with_a_key_twice_or_out_of_range_are_rejected_not_produced() -> None:
+    good = table_events("T-1")
+    items = [
+        good[2].replace(b'"amount":2500', b'"amount":2500,"amount":1'),
+        good[2].replace(b'"seq":3', b'"seq":3,"seq":4'),
+        edited(good[3], seq=2**64),
+        edited(good[3], amount=2**63),
+        edited(good[4], table_id="T-1\n"),
+        good[0],
+    ]
+    batch = check_body(array(items), set())
+    assert [
+        (o.status, o.rejection.field if isinstance(o, Rejected) else None) for o in batch.outcomes
+    ] == [
+        ("rejected", "amount"),
+        ("rejected", "seq"),
+        ("rejected", "seq"),
+        ("rejected", "amount"),
+        ("rejected", "table_id"),
+        ("accepted", None),
+    ]
+    assert [r.table_id for r in batch.rejected] == ["T-1"] * 4 + ["T-1\n"]
+
+
+@given(st.binary(max_size=400))
+def test_any_body_is_classified_or_refused(body: bytes) -> None:
+    try:
+        batch = check_body(body, set())
+    except BodyRefused as refused:
+        assert refused.kind in ("malformed", "oversized")
+    else:
+        assert all(o.status in ("accepted", "duplicate", "rejected") for o in batch.outcomes)
+
+
+@given(st.lists(st.binary(max_size=120), max_size=6))
+def test_any_items_are_classified(raws: list[bytes]) -> None:
+    batch = classify([Item(f"item {i}", raw) for i, raw in enumerate(raws)], set())
+    assert len(batch.outcomes) == len(raws)
