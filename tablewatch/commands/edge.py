@@ -93,9 +93,8 @@ def edge(
     granularity: str,
 ) -> None:
     """House edge of WAGER at GAME (four_card_poker: ante, aces_up; let_it_ride: main,
-    three_card_bonus, five_card_bonus: each game descriptor's ``edges``), by exact
-    enumeration through the pay tables, or by Monte-Carlo for the Four Card Poker ante
-    with optimal Play.
+    three_card_bonus, five_card_bonus), by exact enumeration through the pay tables, or
+    by Monte-Carlo for the Four Card Poker ante with optimal Play.
 
     Exit 2 for an unknown game, wager or pay table.
     """
