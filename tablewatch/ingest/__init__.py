@@ -6,7 +6,8 @@
 - ``service``: ``Ingestor``, one path for HTTP bodies and files: classify,
   deliver, remember.
 - ``sink`` / ``kafka_producer``: where accepted events and dead letters go.
-- ``http_server``: the aiohttp app (``POST /events``, ``/health``, ``/metrics``).
+- ``http_server``: the aiohttp app (``POST /events``, ``/health``, ``/metrics``),
+  served within ``limits`` (connections, timeouts, the work queue).
 - ``client``: posting events to it (``post_events``, ``BatchPoster``).
 
 See docs/ingest.md.

@@ -19,7 +19,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tablewatch.rules.decode import DecodedLines, EventRejected, OverlongLine, decode_lines
+from tablewatch.rules.decode import (
+    DecodedLines,
+    EventRejected,
+    OverlongLine,
+    decode_lines,
+    is_plain,
+)
 from tablewatch.rules.events import AnyEvent
 
 BLOCK_SIZE = 64 << 10  # bytes read at a time
@@ -49,8 +55,9 @@ def read_blocks(paths: Iterable[Path], block_size: int = BLOCK_SIZE) -> Iterator
     """:func:`read_jsonl` a block of lines at a time (no Python step per line but decoding)."""
     for path in paths:
         where = str(path)
-        for first, lines in line_blocks(path, block_size):
-            yield EventBlock(path, first, len(lines), decode_lines(lines, where, first))
+        for first, lines, plain in _line_blocks(path, block_size, MAX_LINE_BYTES):
+            decoded = decode_lines(lines, where, first, plain=plain)
+            yield EventBlock(path, first, len(lines), decoded)
 
 
 def line_blocks(
@@ -60,12 +67,24 @@ def line_blocks(
     of each block's first line (from 1). A line of more than ``max_line`` bytes is an
     :class:`OverlongLine` (its size, not its bytes). Raises ``OSError`` if it cannot be
     read."""
+    for number, lines, _ in _line_blocks(path, block_size, max_line):
+        yield number, lines
+
+
+def _line_blocks(
+    path: Path, block_size: int, max_line: int
+) -> Iterator[tuple[int, list[bytes], bool]]:
+    """:func:`line_blocks`, and whether each block's lines are all plain (ASCII, no
+    backslash, no DEL: :func:`~tablewatch.rules.decode.is_plain`), looked at in the
+    blocks as read, which the decoder then need not join to look at."""
     number = 1
     with path.open("rb") as file:
         head: list[bytes] = []  # the start of a line cut by the ends of blocks
         held = 0  # bytes in head
+        head_plain = True  # whether the blocks head came from were plain
         skipped = 0  # > 0: the bytes so far of a line too long to keep
         while block := file.read(block_size):
+            block_plain = plain = is_plain(block)
             lines = block.split(b"\n")
             tail = lines.pop()  # after the block's last newline: a line not ended yet
             if lines:
@@ -81,22 +100,26 @@ def line_blocks(
                         else OverlongLine(size, max_line)
                     )
                     head, held = [], 0
+                    plain = plain and head_plain
+                    head_plain = True
                 if block_size > max_line and max(map(len, lines)) > max_line:
                     lines = [_kept(line, max_line) for line in lines]
-                yield number, lines
+                yield number, lines, plain
                 number += len(lines)
             if skipped:
                 skipped += len(tail)
             elif held + len(tail) > max_line:
                 skipped = held + len(tail)
                 head, held = [], 0
+                head_plain = True
             elif tail:
                 head.append(tail)
                 held += len(tail)
+                head_plain = head_plain and block_plain
         if skipped:
-            yield number, [OverlongLine(skipped, max_line)]
+            yield number, [OverlongLine(skipped, max_line)], True
         elif head:
-            yield number, [b"".join(head)]
+            yield number, [b"".join(head)], head_plain
 
 
 def _kept(line: bytes, max_line: int) -> bytes:

@@ -148,15 +148,15 @@ def decode_event(raw: bytes | str, where: str = "event") -> AnyEvent:
         raise EventRejected(where, None, None, NESTED_REASON) from None
     except UnicodeEncodeError:  # a str holding lone surrogates
         raise EventRejected(where, None, None, "bad JSON: not UTF-8 text") from None
-    problem = _problem(event, raw, strings=not _plain(raw))
+    problem = _problem(event, raw, strings=not is_plain(raw))
     if problem is not None:
         raise _rejection(raw, where, problem) from None
     return event
 
 
-def _plain(raw: bytes | str) -> bool:
+def is_plain(raw: bytes | str) -> bool:
     """Whether ``raw`` is ASCII with no backslash and no DEL: then each of its strings
-    is printable (see :func:`_first_bad`)."""
+    is printable (see :func:`_first_bad`). Three scans in C."""
     if isinstance(raw, str):
         return raw.isascii() and "\\" not in raw and "\x7f" not in raw
     return raw.isascii() and b"\\" not in raw and b"\x7f" not in raw
@@ -260,7 +260,11 @@ class DecodedLines:
 
 
 def decode_lines(
-    lines: Sequence[bytes], where: str, first: int = 1, offsets: Sequence[int] | None = None
+    lines: Sequence[bytes],
+    where: str,
+    first: int = 1,
+    offsets: Sequence[int] | None = None,
+    plain: bool = False,
 ) -> DecodedLines:
     """JSON Lines: the events, and each line that failed (rejected at ``{where}:{number}``).
 
@@ -275,7 +279,9 @@ def decode_lines(
     first event that fails is taken out with those after it, its line is rejected
     and decoding resumes after that line. Arrays nested too deep for msgspec are
     rejected like any bad line. Unlike :func:`decode_event`, a key given twice is
-    not refused (see :func:`_first_bad`).
+    not refused (see :func:`_first_bad`). ``plain``: the caller found the lines ASCII
+    with no backslash and no DEL (as :func:`is_plain` does; reading a file, in the
+    block as read), which saves joining them to look.
     """
     decode = _DECODER.decode
     events: list[AnyEvent] = []
@@ -306,7 +312,7 @@ def decode_lines(
             events.extend(map(decode, remaining))
         except _DECODE_ERRORS as exc:
             error = exc
-        bad = _first_bad(events, checked, lines, run_start)
+        bad = _first_bad(events, checked, lines, run_start, plain)
         if bad is not None:
             position, reason = bad
             index = position + len(failed)  # lines decoded and failed before this one
@@ -320,7 +326,7 @@ def decode_lines(
 
 
 def _first_bad(
-    events: list[AnyEvent], start: int, lines: Sequence[bytes], run_start: int
+    events: list[AnyEvent], start: int, lines: Sequence[bytes], run_start: int, plain: bool
 ) -> tuple[int, str] | None:
     """The first of ``events[start:]`` (decoded from consecutive lines, from
     ``lines[run_start]``) that :func:`decode_event` would refuse although msgspec took
@@ -342,8 +348,7 @@ def _first_bad(
         return None
     run = events[start:] if start else events
     ts_ok = timestamps_valid(list(map(_ts, run)))
-    text = b"".join(lines[run_start : run_start + count])
-    strings_ok = text.isascii() and b"\\" not in text and b"\x7f" not in text
+    strings_ok = plain or is_plain(b"".join(lines[run_start : run_start + count]))
     if ts_ok and strings_ok:
         return None
     for offset, event in enumerate(run):
