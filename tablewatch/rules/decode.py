@@ -112,14 +112,34 @@ def _string_fields(cls: type[Event]) -> tuple[tuple[str, bool], ...]:
 _STRING_FIELDS = {cls: _string_fields(cls) for cls in EVENT_TYPES}
 
 
-@dataclass(frozen=True, slots=True)
 class EventRejected(Exception):
-    """One event refused by the decoder."""
+    """One event refused by the decoder.
 
-    where: str  # "line 17" of a file, "item 3" of a batch
-    event_id: str | None
-    field: str | None
-    reason: str
+    A plain exception class (not a frozen dataclass): Python sets ``__traceback__``
+    and ``__context__`` on an exception as it travels, which a frozen dataclass
+    refuses, so one raised through a ``with`` block would turn into a TypeError.
+    """
+
+    def __init__(self, where: str, event_id: str | None, field: str | None, reason: str) -> None:
+        super().__init__(where, event_id, field, reason)
+        self.where = where  # "line 17" of a file, "item 3" of a batch
+        self.event_id = event_id
+        self.field = field
+        self.reason = reason
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, EventRejected):
+            return NotImplemented
+        return self.as_dict() == other.as_dict()
+
+    def __hash__(self) -> int:
+        return hash((self.where, self.event_id, self.field, self.reason))
+
+    def __repr__(self) -> str:
+        return (
+            f"EventRejected(where={self.where!r}, event_id={self.event_id!r}, "
+            f"field={self.field!r}, reason={self.reason!r})"
+        )
 
     def __str__(self) -> str:
         """One line for a terminal or a log: characters that are not printable (a

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -674,3 +675,19 @@ def test_an_overlong_line_is_rejected_with_its_size() -> None:
     assert problem is not None and problem.where == "f.jsonl:4"
     assert problem.reason == "line of 5,000,000 bytes exceeds the limit of 1,048,576 bytes"
     assert decoded.failed[1] == (2, None)
+
+
+def test_a_rejection_travels_through_with_blocks_and_pickles() -> None:
+    """Python sets __traceback__ and __context__ on an exception as it travels: a
+    rejection must take them (it did not as a frozen dataclass), and cross processes."""
+    import pickle
+
+    @contextlib.contextmanager
+    def block() -> Iterator[None]:
+        yield
+
+    with pytest.raises(EventRejected) as caught, block():
+        decode_event(b"{", "item 3")
+    rejected = caught.value
+    assert rejected.where == "item 3" and rejected.reason.startswith("bad JSON")
+    assert pickle.loads(pickle.dumps(rejected)) == rejected
