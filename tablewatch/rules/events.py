@@ -150,6 +150,12 @@ class Event(
     table_id: TableId
     seq: Seq
     ts: Timestamp  # its shape is checked by the decoder: see check_ts, timestamps_valid
+    # A signed event (CONTROLLER_PROTOCOL.md, "Signed events"): the id of the table key
+    # that signed it, and the HMAC-SHA256 of its canonical form (base64url, no padding).
+    # The decoder checks them as names; ingest verifies them for the tables that sign
+    # (tablewatch/ingest/signing.py). They change no judgement.
+    kid: Name | None = None
+    sig: Name | None = None
 
 
 # Minutes ("2026-11-29T20:15:") of timestamps that passed ``check_ts``, with the

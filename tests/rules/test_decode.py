@@ -417,6 +417,8 @@ ID_FIELDS: list[tuple[dict[str, Any], str]] = [
     ({"type": "round_start", **ROUND, "deck_id": "D-1"}, "dealer_id"),
     ({"type": "dealer_change"}, "dealer_id"),
     ({"type": "table_open", "game": "let_it_ride"}, "config"),
+    ({"type": "meter", "amount": 5}, "kid"),  # a signed event's key id and signature
+    ({"type": "round_end", **ROUND}, "sig"),
     (
         {"type": "settle", **ROUND, "seat": 2, "bet": "progressive", "result": "win", "paid": 5},
         "validated_by",
