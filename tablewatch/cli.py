@@ -1,33 +1,67 @@
-"""The ``tablewatch`` command line."""
+"""The ``tablewatch`` command line.
+
+Subcommands are imported when one runs (:mod:`tablewatch.lazy_commands`):
+``tablewatch --help`` lists them from the one-line helps below, which
+``tests/cli/test_lazy_cli.py`` keeps equal to each command's own.
+"""
 
 from __future__ import annotations
 
 import click
 
-from tablewatch.commands.audit import audit
-from tablewatch.commands.db import db
-from tablewatch.commands.edge import edge
-from tablewatch.commands.ingest import ingest, serve_ingest
-from tablewatch.commands.live import live
-from tablewatch.commands.native import native
-from tablewatch.commands.simulate import simulate
-from tablewatch.commands.worker import worker
+from tablewatch.lazy_commands import LazyCommand, LazyGroup
+
+COMMANDS = {
+    "audit": LazyCommand(
+        "tablewatch.commands.audit:audit",
+        "Judge every round in FILES (JSON Lines, tables interleaved) and print the findings.",
+    ),
+    "db": LazyCommand(
+        "tablewatch.commands.db:db",
+        "The ClickHouse store of events, judged rounds and findings.",
+        rules=False,
+    ),
+    "edge": LazyCommand(
+        "tablewatch.commands.edge:edge",
+        "House edge of WAGER at GAME (four_card_poker: ante, aces_up; let_it_ride: main, "
+        "three_card_bonus, five_card_bonus), by exact enumeration through the pay tables, or "
+        "by Monte-Carlo for the Four Card Poker ante with optimal Play.",
+    ),
+    "ingest": LazyCommand(
+        "tablewatch.commands.ingest:ingest",
+        "Validate JSON Lines FILES and produce their events to Kafka.",
+    ),
+    "live": LazyCommand(
+        "tablewatch.commands.live:live",
+        "Run the live pipeline with a simulated floor for a while, then summarise.",
+    ),
+    "native": LazyCommand(
+        "tablewatch.commands.native:native",
+        "The compiled rules engine: same sources, same results, less time.",
+        rules=False,
+    ),
+    "serve-ingest": LazyCommand(
+        "tablewatch.commands.ingest:serve_ingest",
+        "Serve POST /events (a JSON array of events), GET /health and GET /metrics.",
+    ),
+    "simulate": LazyCommand(
+        "tablewatch.commands.simulate:simulate",
+        "Simulate a floor of Four Card Poker and Let It Ride tables.",
+    ),
+    "worker": LazyCommand(
+        "tablewatch.commands.worker:worker",
+        "Consume table-events, judge every round, write ClickHouse, rounds and findings.",
+    ),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    lazy=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 def main() -> None:
     """TableWatch: audit Four Card Poker and Let It Ride rounds against the PA regulations."""
-
-
-main.add_command(audit)
-main.add_command(edge)
-main.add_command(ingest)
-main.add_command(serve_ingest)
-main.add_command(live)
-main.add_command(simulate)
-main.add_command(db)
-main.add_command(worker)
-main.add_command(native)
 
 
 if __name__ == "__main__":
