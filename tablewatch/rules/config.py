@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from tablewatch.rules.config_optional import parse_optional
 from tablewatch.rules.config_schema import RawTable
 from tablewatch.rules.game_rules import Configuration, EnvyChoice, GameRules, LetteredSlot
 from tablewatch.rules.games import UnknownGame, all_rules, names, rules_of
@@ -89,6 +90,10 @@ def parse_table(table_id: str, raw: Any) -> TableConfig:
     fixed = allowed.fixed_envy
     if fixed is not None and fixed.with_slot in paytables:
         envy = dict(fixed.per_dollar)
+    try:
+        optional = parse_optional(spec.pit, spec.cameras, spec.signing, spec.keys)
+    except ValueError as exc:
+        raise ConfigError(f"table {table_id}: {exc}") from None
     return TableConfig(
         table_id=table_id,
         game=game,
@@ -101,6 +106,10 @@ def parse_table(table_id: str, raw: Any) -> TableConfig:
         dealing=spec.dealing,
         envy_per_dollar=envy,
         five_card_envy_per_dollar=five_card_envy,
+        pit=optional.pit,
+        cameras=optional.cameras,
+        signing=optional.signing,
+        keys=optional.keys,
     )
 
 

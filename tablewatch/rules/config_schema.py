@@ -6,7 +6,7 @@ compiled by mypyc (tablewatch.native), which compiles classes of its own kind on
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -21,3 +21,8 @@ class RawTable(msgspec.Struct, forbid_unknown_fields=True):
     progressive_reset: int | None = None
     progressive_rate: float | None = None
     dealing: Literal["hand", "manual_shoe", "automated_shoe"] | None = None
+    # carrying no rule, the same for every game: checked by rules/config_optional.py
+    pit: Any = None
+    cameras: Any = None
+    signing: Any = "off"
+    keys: Any = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tablewatch.rules.game_rules import GameRules
 from tablewatch.rules.paytables.table import PayTable
@@ -24,6 +24,15 @@ class TableConfig:
     dealing: str | None
     envy_per_dollar: Mapping[str, int]  # the progressive's Envy Bonus, cents per $1
     five_card_envy_per_dollar: Mapping[str, int]  # the casino's (Configuration.casino_envy)
+    # The contract's optional keys, which no rule reads (rules/config_optional.py):
+    pit: str | None = None  # the floor area of the table
+    cameras: tuple[str, ...] = ()  # the ids of the cameras on it
+    signing: str = "off"  # "required": ingest accepts only events signed with one of `keys`
+    keys: Mapping[str, str] = field(default_factory=dict)  # kid -> env variable, file order
+
+    @property
+    def signing_required(self) -> bool:
+        return self.signing == "required"
 
     def offers(self, wager: str) -> bool:
         return wager in self.paytables
