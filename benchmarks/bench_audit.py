@@ -81,6 +81,8 @@ def quiet(stderr_to: Path) -> Iterator[None]:
 
 def child(mode: str, events: Path, config: Path, jobs: int, profile: int) -> dict[str, Any]:
     from tablewatch import native
+
+    native.activate()  # before the rules are imported, as the tablewatch command does
     from tablewatch.commands.audit import audit
     from tablewatch.ingest.files import read_blocks
 

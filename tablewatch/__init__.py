@@ -1,4 +1,9 @@
-"""TableWatch: surveillance and audit of casino table games."""
+"""TableWatch: surveillance and audit of casino table games.
+
+Importing the package loads nothing else. The compiled rules engine is
+activated by what runs the rules, before they are imported
+(:func:`tablewatch.native.activate`).
+"""
 
 import os
 
@@ -7,7 +12,3 @@ import os
 # audit, and CPU taken from the other `--jobs` share. Set before numpy is imported (kept
 # if the environment says otherwise).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-from tablewatch import native  # after the environment is set
-
-native.activate()  # the compiled rules engine, when a build matches the sources

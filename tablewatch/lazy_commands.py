@@ -3,7 +3,9 @@
 Each subcommand is named by ``"module:attribute"`` with its one-line help, so
 that ``tablewatch --help`` lists them without importing a single command
 module (their imports, numpy, msgspec, rich, clickhouse-connect, Faust, take
-most of a second).
+most of a second). A command that runs the rules engine is marked so: the
+compiled engine (:mod:`tablewatch.native`) is activated before its module is
+imported, while no module of ``tablewatch.rules`` is loaded yet.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ class LazyCommand:
 
     def load(self) -> click.Command:
         module_name, _, attribute = self.target.partition(":")
+        if self.rules:
+            from tablewatch import native
+
+            native.activate()
         command = getattr(importlib.import_module(module_name), attribute)
         if not isinstance(command, click.Command):
             raise TypeError(f"{self.target} is not a click command")

@@ -84,3 +84,144 @@ def test_a_stale_or_missing_build_is_not_loaded(
     assert "stale" in status.reason
     monkeypatch.setenv(native.DISABLE_ENV, "1")
     assert native._activate() == native.Status(False, f"{native.DISABLE_ENV} is set")
+
+
+def test_importing_tablewatch_loads_and_installs_nothing() -> None:
+    code = (
+        "import sys\n"
+        "finders = len(sys.meta_path)\n"
+        "import tablewatch\n"
+        "assert len(sys.meta_path) == finders, sys.meta_path\n"
+        "assert 'tablewatch.native' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_audit_command_runs_compiled() -> None:
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    code = (
+        "import sys\n"
+        "from tablewatch.cli import main\n"
+        "from tablewatch import native\n"
+        f"args = ['audit', {str(examples / 'shift.jsonl')!r}, '--config', "
+        f"{str(examples / 'tables.yaml')!r}]\n"
+        "try:\n"
+        "    main(args)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(native.STATUS.active, sys.modules['tablewatch.rules.round'].__file__)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != native.DISABLE_ENV}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, check=True)
+    active, file = done.stdout.decode().splitlines()[-1].split(" ", 1)
+    assert active == "True"
+    assert file.endswith(SUFFIX)
+
+
+def test_activate_is_once_a_process() -> None:
+    finders = list(sys.meta_path)
+    assert native.activate() is native.activate() is native.STATUS
+    assert sys.meta_path == finders
+
+
+def _fake_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """rules/ of two sources, and a build of them (no compiled files: nothing to load)."""
+    rules = tmp_path / "rules"
+    (rules / "games").mkdir(parents=True)
+    (rules / "cards.py").write_text("CARDS = 52\n")
+    (rules / "games" / "poker.py").write_text("NAME = 'poker'\n")
+    build = tmp_path / "build"
+    build.mkdir()
+    sources = {
+        str(path.relative_to(rules)): {
+            "size": path.stat().st_size,
+            "mtime_ns": path.stat().st_mtime_ns,
+            "sha256": "",
+        }
+        for path in sorted(rules.rglob("*.py"))
+    }
+    monkeypatch.setattr(native, "RULES", rules)
+    monkeypatch.setattr(native, "BUILD_DIR", build)
+    monkeypatch.delenv(native.DISABLE_ENV, raising=False)
+    for relative, record in sources.items():
+        record["sha256"] = native._sha256(relative)
+    manifest = {"abi": native.abi(), "mypy": "1.0", "sources": sources, "modules": {}}
+    (build / native.MANIFEST).write_text(json.dumps(manifest))
+    return rules
+
+
+def test_a_build_matches_by_size_and_time_then_by_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rules = _fake_build(tmp_path, monkeypatch)
+    assert native.check().active
+    cards = rules / "cards.py"
+    os.utime(cards, ns=(cards.stat().st_atime_ns, cards.stat().st_mtime_ns + 10**9))
+    assert native.check().active, "touched, the same bytes"
+    hashed: list[str] = []
+    real = native._sha256
+
+    def counted(relative: str) -> str:
+        hashed.append(relative)
+        return real(relative)
+
+    monkeypatch.setattr(native, "_sha256", counted)
+    assert native.check().active
+    assert hashed == ["cards.py"], "only the source whose stat differs is hashed"
+    cards.write_text("CARDS = 53\n")
+    status = native.check()
+    assert not status.active
+    assert "stale: tablewatch/rules/cards.py changed since" in status.reason
+    (rules / "games" / "dice.py").write_text("")
+    assert "tablewatch/rules/cards.py changed and 1 more since" in native.check().reason
+    cards.unlink()
+    (rules / "games" / "dice.py").unlink()
+    assert "tablewatch/rules/cards.py removed since" in native.check().reason
+
+
+def test_a_build_for_another_python_is_not_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fake_build(tmp_path, monkeypatch)
+    manifest = json.loads((native.BUILD_DIR / native.MANIFEST).read_text())
+    manifest["abi"] = ".cpython-310-x86_64-linux-gnu.so"
+    (native.BUILD_DIR / native.MANIFEST).write_text(json.dumps(manifest))
+    reason = native.check().reason
+    assert f"is for .cpython-310-x86_64-linux-gnu.so, this Python loads {native.abi()}" in reason
+
+
+def test_status_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = _fake_build(tmp_path, monkeypatch)
+    monkeypatch.setattr(native, "mypy_version", lambda: "1.0")
+    assert native.describe() == [
+        f"in use: 0 compiled rules modules from {native.BUILD_DIR}, built from the sources "
+        "as they are",
+        "build: mypy 1.0, " + native.abi() + ", 2 sources",
+    ]
+    (rules / "cards.py").write_text("CARDS = 53\n")
+    monkeypatch.setattr(native, "mypy_version", lambda: "2.0")
+    assert native.describe() == [
+        f"not in use: the build in {native.BUILD_DIR} is stale: tablewatch/rules/cards.py "
+        "changed since",
+        f"the rules run as Python; {native.BUILD_HINT}",
+        "build: mypy 1.0, " + native.abi() + ", 2 sources (mypy 2.0 is installed: a build "
+        "would compile them again)",
+    ]
+    monkeypatch.setenv(native.DISABLE_ENV, "1")
+    assert (
+        native.describe()[0] == f"not in use: {native.DISABLE_ENV} is set: the rules run as Python"
+    )
+
+
+def test_status_command_exit_code_and_first_line() -> None:
+    env = {k: v for k, v in os.environ.items() if k != native.DISABLE_ENV}
+    command = [sys.executable, "-m", "tablewatch.cli", "native", "status"]
+    used = subprocess.run(command, env=env, capture_output=True, check=False)
+    assert used.returncode == 0
+    assert used.stdout.decode().startswith("in use: ")
+    env[native.DISABLE_ENV] = "1"
+    pure = subprocess.run(command, env=env, capture_output=True, check=False)
+    assert pure.returncode == 1
+    assert pure.stdout.decode().splitlines()[0] == (
+        f"not in use: {native.DISABLE_ENV} is set: the rules run as Python"
+    )

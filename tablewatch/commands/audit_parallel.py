@@ -17,6 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tablewatch import native
 from tablewatch.config_file import load_config
 from tablewatch.ingest.files import line_blocks
 from tablewatch.ingest.partition import Router
@@ -55,9 +56,10 @@ class ParallelAudit:
 def audit_in_parallel(files: Sequence[Path], config_path: Path, jobs: int) -> ParallelAudit:
     """Audit ``files`` in ``jobs`` processes (the configuration must already have loaded)."""
     # fork starts a share at once, with the modules already imported; elsewhere the
-    # platform's own way (spawn) re-imports them.
+    # platform's own way (spawn) re-imports them, the compiled engine activated first.
     method = "fork" if sys.platform == "linux" else None
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:
+    context = multiprocessing.get_context(method)
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=native.activate) as pool:
         futures = [
             pool.submit(audit_share, tuple(files), config_path, jobs, share)
             for share in range(jobs)
