@@ -57,6 +57,18 @@ class LazyGroup(click.Group):
             self.commands[cmd_name] = command
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """The subcommand; a reader of standard output that went away ends it quietly
+        (:mod:`tablewatch.closed_pipe`)."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            from tablewatch import closed_pipe
+
+            if closed_pipe.stdout_closed():
+                closed_pipe.exit_quietly()
+            raise closed_pipe.PeerClosed(exc) from exc
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The listing of ``--help``, as click writes it, from the one-line helps."""
         names = self.list_commands(ctx)

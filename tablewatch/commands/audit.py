@@ -85,14 +85,15 @@ def audit(files: tuple[Path, ...], config_path: Path, fmt: str, jobs_option: int
     Exit 0: no findings; 1: findings; 2: unreadable input or configuration, or bad
     lines: each is reported on stderr (file:line, event_id, field, reason) and the
     rest is still audited. A line longer than 1 MiB (1,048,576 bytes) is a bad line,
-    skipped unread.
+    skipped unread. 141: the reader of the output stopped reading (| head), with no
+    message, as a process ended by SIGPIPE.
     """
     jobs = jobs_for(files, jobs_option)
     err = Console(stderr=True, highlight=False)
     try:
         configs = load_config(config_path)
     except ConfigError as exc:
-        err.print(f"tablewatch audit: {exc}", markup=False)
+        err.print(f"tablewatch audit: {exc}", markup=False, soft_wrap=True)
         sys.exit(EXIT_BAD_INPUT)
     counts: Counter[str] = Counter()
     rejected = 0
@@ -124,6 +125,8 @@ def audit(files: tuple[Path, ...], config_path: Path, fmt: str, jobs_option: int
                             emit(finding)
                     if rejection is not None:
                         emit(rejection)
+        except BrokenPipeError:  # stdout's reader went away: the group ends quietly
+            raise
         except OSError as exc:
             err.print(f"tablewatch audit: {exc.filename}: {exc.strerror}", markup=False)
             sys.exit(EXIT_BAD_INPUT)
