@@ -265,8 +265,9 @@ def build(out: Path = BUILD_DIR, phase: Phase | None = None) -> None:
         shutil.copytree(
             PACKAGE, work / PACKAGE.name, ignore=shutil.ignore_patterns("__pycache__", "*.so")
         )
-        sources_args = [str(Path(*name.split("."))) + ".py" for name in modules]
-        _run_mypyc(sources_args, work, len(modules), phase)
+        mypyc = str(Path(sys.executable).parent / "mypyc")
+        command = [mypyc, *(str(Path(*name.split("."))) + ".py" for name in modules)]
+        run_mypyc(command, work, len(modules), phase)
         staged = Path(tempfile.mkdtemp(dir=out.parent, prefix=f"{out.name}."))
         files: dict[str, str] = {}
         for name in modules:
@@ -287,22 +288,18 @@ def build(out: Path = BUILD_DIR, phase: Phase | None = None) -> None:
     print(f"{out}: {len(modules)} rules modules compiled")
 
 
-def _run_mypyc(sources: list[str], work: Path, count: int, phase: Phase | None) -> None:
-    """mypyc on ``sources`` in ``work``; its output is shown only if it fails."""
+def run_mypyc(command: list[str], work: Path, count: int, phase: Phase | None) -> None:
+    """mypyc (``command``: it and its sources) in ``work``, for ``count`` modules; its
+    output is shown only if it fails. ``phase`` follows it by the lines it prints."""
     import subprocess
 
     steps = count + 2  # type check and C, the shared library, then each module
     if phase:
         phase("type checking, writing C", 0, steps)
-    mypyc = Path(sys.executable).parent / "mypyc"
     output: list[str] = []
     done = 0
     with subprocess.Popen(
-        [str(mypyc), *sources],
-        cwd=work,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+        command, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     ) as process:
         assert process.stdout is not None
         for line in process.stdout:
@@ -310,13 +307,13 @@ def _run_mypyc(sources: list[str], work: Path, count: int, phase: Phase | None) 
             if phase is None or not line.startswith("building '"):
                 continue
             done += 1
-            if line.startswith("building 'tablewatch."):
-                name = line.split("'")[1]
-                phase(f"module {name.removeprefix('tablewatch.rules.')}", done, steps)
-            else:  # the library of all modules' code, compiled from one C file
+            name = line.split("'")[1]
+            if name.endswith("__mypyc"):  # the code of all modules, from one C file
                 phase("compiling the C code (gcc)", done, steps)
+            else:
+                phase(f"module {name.removeprefix('tablewatch.rules.')}", done, steps)
     if process.returncode != 0:
         sys.stderr.write("".join(output))
-        raise subprocess.CalledProcessError(process.returncode, [str(mypyc), *sources])
+        raise subprocess.CalledProcessError(process.returncode, command)
     if phase:
         phase("done", steps, steps)
