@@ -27,6 +27,7 @@ from tablewatch.ingest.limits import (
     ServerLimits,
 )
 from tablewatch.ingest.service import DeliveryFailed, Ingestor
+from tablewatch.ingest.signing import SignatureCheck
 from tablewatch.rules.decode import OverlongLine
 
 EXIT_OK, EXIT_NOT_STORED, EXIT_BAD_INPUT = 0, 1, 2
@@ -68,26 +69,37 @@ def _kafka_options(command: F) -> F:
     type=click.IntRange(1, MAX_EVENTS),
     help="Lines per Kafka round trip.",
 )
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Table configuration: the tables whose events must be signed and the variables "
+    "of their keys (needed when a table signs; without it, no signature is checked).",
+)
 @_kafka_options
 def ingest(
     files: tuple[Path, ...],
     batch_size: int,
+    config_path: Path | None,
     bootstrap: str,
     events_topic: str,
     dlq_topic: str,
 ) -> None:
     """Validate JSON Lines FILES and produce their events to Kafka.
 
+    With --config, events of a table that requires signing are accepted only with a
+    signature that verifies with one of its keys (docs/ingest.md, "Signed events").
     Rejected lines go to the dead-letter topic and are reported on stderr
     (file:line, event_id, field, reason). Exit 0: every line stored or a
     duplicate; 1: Kafka did not confirm (nothing after that batch was sent);
     2: rejected lines or an unreadable file.
     """
+    signatures = _signatures(config_path, "tablewatch ingest")
     from tablewatch.ingest.kafka_producer import KafkaSettings, KafkaSink  # kafka: 0.1 s import
 
     sink = KafkaSink(KafkaSettings(bootstrap, events_topic, dlq_topic))
     settings = sink.settings
-    ingestor = Ingestor(sink, limits=Limits(max_events=batch_size))
+    ingestor = Ingestor(sink, limits=Limits(max_events=batch_size), signatures=signatures)
     rejected = 0
     code = EXIT_OK
     try:
@@ -145,6 +157,13 @@ def _batches(files: tuple[Path, ...], size: int) -> Iterator[list[Item]]:
 @click.command("serve-ingest")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8077, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Table configuration: the tables whose events must be signed and the variables "
+    "of their keys (needed when a table signs; without it, no signature is checked).",
+)
 @_kafka_options
 @click.option(
     "--window",
@@ -205,6 +224,7 @@ def _batches(files: tuple[Path, ...], size: int) -> Iterator[list[Item]]:
 def serve_ingest(
     host: str,
     port: int,
+    config_path: Path | None,
     bootstrap: str,
     events_topic: str,
     dlq_topic: str,
@@ -218,6 +238,7 @@ def serve_ingest(
     wait_timeout: float,
 ) -> None:
     """Serve POST /events (a JSON array of events), GET /health and GET /metrics."""
+    signatures = _signatures(config_path, "tablewatch serve-ingest")
     from tablewatch.ingest.http_server import serve
     from tablewatch.ingest.kafka_producer import KafkaSettings, KafkaSink
 
@@ -231,6 +252,7 @@ def serve_ingest(
         sink,
         limits=Limits(max_body_bytes=max_body_bytes, max_events=max_events),
         window=SeenWindow(window),
+        signatures=signatures,
     )
     limits = ServerLimits(
         max_connections=max_connections,
@@ -245,3 +267,12 @@ def serve_ingest(
         err=True,
     )
     serve(ingestor, host, port, limits)
+
+
+def _signatures(config_path: Path | None, command: str) -> SignatureCheck | None:
+    """``--config``'s signature rule (None without it); imported only with it."""
+    if config_path is None:
+        return None
+    from tablewatch.commands.signatures import signature_check_or_exit
+
+    return signature_check_or_exit(config_path, command)

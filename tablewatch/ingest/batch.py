@@ -26,7 +26,7 @@ event whose delivery failed is not answered ``duplicate`` when it is re-sent.
 from __future__ import annotations
 
 import base64
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -201,13 +201,25 @@ def split_body(body: bytes, limits: Limits = DEFAULT_LIMITS) -> list[Item]:
     return [Item(f"item {i}", bytes(raw)) for i, raw in enumerate(raws)]
 
 
-def classify(items: Sequence[Item], seen: Container[str], limits: Limits = DEFAULT_LIMITS) -> Batch:
+# A rule applied to each event that decoded (the signature rule, ingest/signing.py):
+# (event, its raw bytes, where) -> None to go on, or the rejection
+Verify = Callable[[AnyEvent, bytes, str], EventRejected | None]
+
+
+def classify(
+    items: Sequence[Item],
+    seen: Container[str],
+    limits: Limits = DEFAULT_LIMITS,
+    verify: Verify | None = None,
+) -> Batch:
     """Validate every item and sort it into accepted, duplicate or rejected.
 
     ``seen`` holds the event_ids accepted by earlier batches; it is read, not
     changed. A later item with the event_id of an item accepted earlier in the
     same batch is a duplicate too. Validation comes first: an invalid event is
-    rejected even when its event_id was seen.
+    rejected even when its event_id was seen. ``verify``, if given, is asked about
+    each event that decoded, before the duplicate check (a forged copy of an event
+    already accepted is rejected, not answered duplicate).
     """
     outcomes: list[Outcome] = []
     here: set[str] = set()
@@ -229,6 +241,11 @@ def classify(items: Sequence[Item], seen: Container[str], limits: Limits = DEFAU
             table_id = peek_field(item.raw, "table_id", MAX_EVENT_BYTES)
             outcomes.append(Rejected(index, item.where, item.raw, rejection, table_id))
             continue
+        if verify is not None:
+            refused = verify(event, item.raw, item.where)
+            if refused is not None:
+                outcomes.append(Rejected(index, item.where, item.raw, refused, event.table_id))
+                continue
         event_id = event.event_id
         if event_id in here:
             outcomes.append(

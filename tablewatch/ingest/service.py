@@ -29,6 +29,7 @@ from tablewatch.ingest.batch import (
     dead_letter_of_body,
     split_body,
 )
+from tablewatch.ingest.signing import SignatureCheck, SignatureCounts
 from tablewatch.ingest.sink import Sink
 from tablewatch.rules.events import ms_to_ts
 
@@ -69,12 +70,16 @@ class Ingestor:
         limits: Limits = DEFAULT_LIMITS,
         window: SeenWindow | None = None,
         clock: Callable[[], str] = now_ts,
+        signatures: SignatureCheck | None = None,
     ) -> None:
         self.sink = sink
         self.limits = limits
         self.window = window if window is not None else SeenWindow()
         self.clock = clock
         self.counters = Counters()
+        # the signature rule of the configuration's tables (None: no configuration given)
+        self.signatures = signatures
+        self._signature_counts = signatures.counts if signatures is not None else SignatureCounts()
         self._lock = threading.Lock()
 
     def ingest_body(self, body: bytes, source: str) -> Batch:
@@ -95,7 +100,7 @@ class Ingestor:
         """Classify, deliver and remember one batch; raises :class:`DeliveryFailed`."""
         with self._lock:
             received_at = self.clock()
-            batch = classify(items, self.window, self.limits)
+            batch = classify(items, self.window, self.limits, self.signatures)
             accepted = batch.accepted
             letters = [dead_letter_of(r, received_at, source) for r in batch.rejected]
             delivery = self.sink.deliver(accepted, letters)
@@ -112,6 +117,8 @@ class Ingestor:
                 raise DeliveryFailed(delivery.error, batch)
             self.counters.duplicates += len(batch.duplicates)
             self.counters.rejected += len(batch.rejected)
+            if self.signatures is not None:
+                self.signatures.count(batch)
             return batch
 
     def refuse_body(
@@ -139,6 +146,7 @@ class Ingestor:
         """The counters (read without the lock: a slow delivery does not block them)."""
         return {
             **asdict(self.counters),
+            **self._signature_counts.as_dict(),
             "window_ids": len(self.window),
             "window_capacity": self.window.capacity,
         }
