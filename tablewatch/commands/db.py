@@ -68,12 +68,12 @@ def _store(dsn: str, command: str) -> Iterator[Client]:
     try:
         client = connect(dsn)
     except (StoreError, DsnError) as exc:
-        err.print(f"tablewatch db {command}: {exc}", markup=False)
+        err.print(f"tablewatch db {command}: {exc}", markup=False, soft_wrap=True)
         sys.exit(EXIT_ERROR)
     try:
         yield client
     except ClickHouseError as exc:
-        err.print(f"tablewatch db {command}: {exc}", markup=False)
+        err.print(f"tablewatch db {command}: {exc}", markup=False, soft_wrap=True)
         sys.exit(EXIT_ERROR)
     finally:
         client.close()
@@ -178,15 +178,15 @@ def query(sql: str, dsn: str, fmt: str, seconds: float) -> None:
     try:
         reader = open_reader(dsn, QueryLimits(seconds=seconds))
     except (StoreError, DsnError) as exc:
-        err.print(f"tablewatch db query: {exc}", markup=False)
+        err.print(f"tablewatch db query: {exc}", markup=False, soft_wrap=True)
         sys.exit(EXIT_ERROR)
     try:
         answer = reader.run(sql)
     except QueryRefused as refused:
-        err.print(f"tablewatch db query: refused: {refused.reason}", markup=False)
+        err.print(f"tablewatch db query: refused: {refused.reason}", markup=False, soft_wrap=True)
         sys.exit(EXIT_ERROR)
     except QueryFailed as failed:
-        err.print(f"tablewatch db query: {failed.reason}", markup=False)
+        err.print(f"tablewatch db query: {failed.reason}", markup=False, soft_wrap=True)
         sys.exit(EXIT_ERROR)
     finally:
         reader.close()

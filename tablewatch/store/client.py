@@ -9,14 +9,23 @@ Its limits, measured with chdb 4.4 (see ``docs/store.md``):
 - a directory is locked (``<dir>/status``) by the process whose engine uses
   it: no other process can open it, not even read-only.
 
-:func:`connect` turns both refusals into a :class:`StoreBusy` that says which.
+:func:`connect` turns both refusals into a :class:`StoreBusy` that says which,
+in one line: for a directory held by another process, which process, and
+when it is a worker, that its ``/query`` endpoint answers queries meanwhile.
+The engine's own report of the refusal, which it prints on standard error,
+is kept out of the way.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-from collections.abc import Iterator
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import clickhouse_connect
@@ -95,7 +104,9 @@ def _embedded(target: EmbeddedDsn) -> Client:
     except OSError as exc:
         raise StoreError(f"cannot create the store directory {directory}: {exc}") from exc
     try:
-        return clickhouse_connect.get_client(interface="chdb", path=str(directory))
+        return _engine_quiet(
+            lambda: clickhouse_connect.get_client(interface="chdb", path=str(directory))
+        )
     except ClickHouseError as exc:
         message = str(exc)
         if "already initialized with path" in message:
@@ -105,15 +116,93 @@ def _embedded(target: EmbeddedDsn) -> Client:
             ) from exc
         holder = _lock_holder(directory)
         if holder is not None:
-            raise StoreBusy(
-                f"the embedded store {directory} is in use by another process ({holder}). "
-                "Only one process at a time can open a chdb directory: stop that process, "
-                "or use a ClickHouse server (http://...) for concurrent access."
-            ) from exc
+            raise StoreBusy(busy_message(directory, holder)) from exc
         raise StoreError(f"cannot open the embedded store {directory}: {message}") from exc
 
 
-def _lock_holder(directory: Path) -> str | None:
+WORKER_WEB_PORT = 6066  # `tablewatch worker --web-port`'s default
+
+_stderr_aside = threading.Lock()
+
+
+def _engine_quiet(start: Callable[[], Client]) -> Client:
+    """``start()`` with standard error (the file descriptor: the engine writes there
+    itself) set aside. A refusal raises, and its text is in the exception; anything the
+    engine printed on a start that worked is passed on to standard error."""
+    with _stderr_aside, tempfile.TemporaryFile() as aside:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(aside.fileno(), 2)
+        started = False
+        try:
+            client = start()
+            started = True
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            if started:
+                aside.seek(0)
+                printed = aside.read()
+                if printed:
+                    os.write(2, printed)
+    return client
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """The process that holds an embedded store's directory."""
+
+    pid: str | None
+    argv: tuple[str, ...] = ()  # its command line, when it can be read
+
+    def command(self) -> str:
+        """Its command line, the interpreter and the script's directory left out."""
+        words = list(self.argv)
+        if len(words) > 1 and Path(words[0]).name.startswith("python") and words[1][:1] != "-":
+            words = words[1:]  # python /path/to/tablewatch worker: tablewatch worker
+        if words:
+            words[0] = Path(words[0]).name
+        text = " ".join(" ".join(words).split())
+        return text if len(text) <= 100 else text[:99] + "…"
+
+    def worker_port(self) -> int | None:
+        """The web port of a ``tablewatch worker``, or None if it is not one."""
+        words = list(self.argv)
+        for i, word in enumerate(words[:-1]):
+            if Path(word).name in ("tablewatch", "tablewatch.cli") and words[i + 1] == "worker":
+                break
+        else:
+            return None
+        port = WORKER_WEB_PORT
+        for i, word in enumerate(words):
+            if word == "--web-port" and i + 1 < len(words) and words[i + 1].isdigit():
+                port = int(words[i + 1])
+            elif word.startswith("--web-port=") and word.partition("=")[2].isdigit():
+                port = int(word.partition("=")[2])
+        return port
+
+
+def busy_message(directory: Path, holder: Holder) -> str:
+    """One line: who holds ``directory``, and how to read the store meanwhile."""
+    who = f"pid {holder.pid}" if holder.pid else "another process (pid unknown)"
+    if holder.argv:
+        who += f" ({holder.command()})"
+    port = holder.worker_port()
+    if port is not None:
+        return (
+            f"the embedded store {directory} is held by the worker, {who}: while it runs, "
+            f"queries go through it: http://127.0.0.1:{port}/query?sql=... (one process at "
+            "a time opens a chdb directory)"
+        )
+    return (
+        f"the embedded store {directory} is held by {who}; one process at a time opens a "
+        "chdb directory: stop that one, or use a ClickHouse server (http://...) for "
+        "concurrent access (while a worker runs, queries go through it: "
+        f"http://127.0.0.1:{WORKER_WEB_PORT}/query?sql=...)"
+    )
+
+
+def _lock_holder(directory: Path) -> Holder | None:
     """Who holds ``<dir>/status`` (the engine's lock file), or None when nobody does."""
     status = directory / "status"
     try:
@@ -122,11 +211,22 @@ def _lock_holder(directory: Path) -> str | None:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 pid = _status_pid(handle.read(4096).decode("utf-8", "replace"))
-                return f"pid {pid}" if pid else "pid unknown"
+                return Holder(pid, _command_line(pid))
             fcntl.flock(handle, fcntl.LOCK_UN)
     except OSError:
         return None
     return None
+
+
+def _command_line(pid: str | None) -> tuple[str, ...]:
+    """The command line of process ``pid`` (Linux's /proc), or () when it cannot be read."""
+    if not pid or not pid.isdigit():
+        return ()
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return ()
+    return tuple(word.decode("utf-8", "replace") for word in raw.split(b"\0") if word)
 
 
 def _status_pid(text: str) -> str | None:

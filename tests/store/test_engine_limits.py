@@ -77,7 +77,7 @@ def test_a_directory_held_by_another_process_is_refused(tmp_path: Path) -> None:
     try:
         assert holder.stdout is not None
         assert holder.stdout.readline().strip() == "open"
-        with pytest.raises(StoreBusy, match=f"another process \\(pid {holder.pid}\\)"):
+        with pytest.raises(StoreBusy, match=f"is held by pid {holder.pid} \\(python -c "):
             connect(dsn)
     finally:
         assert holder.stdin is not None
