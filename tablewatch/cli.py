@@ -44,6 +44,10 @@ COMMANDS = {
         "tablewatch.commands.ingest:serve_ingest",
         "Serve POST /events (a JSON array of events), GET /health and GET /metrics.",
     ),
+    "sign": LazyCommand(
+        "tablewatch.commands.sign:sign",
+        "Sign the events of JSON Lines FILES with their tables' keys (kid and sig added).",
+    ),
     "simulate": LazyCommand(
         "tablewatch.commands.simulate:simulate",
         "Simulate a floor of Four Card Poker and Let It Ride tables.",

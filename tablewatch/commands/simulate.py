@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -15,6 +16,7 @@ from tablewatch.ingest.client import BatchPoster, PostFailed
 from tablewatch.rules.decode import encode_event
 from tablewatch.rules.events import AnyEvent, ts_to_ms
 from tablewatch.sim.floor import Floor
+from tablewatch.sim.signing import FloorKeys, floor_keys
 
 
 @click.command()
@@ -46,6 +48,13 @@ from tablewatch.sim.floor import Floor
     help="With --follow: POST the events to this ingest endpoint (e.g. "
     "http://127.0.0.1:8077/events) every 200 ms or 500 events, instead of stdout.",
 )
+@click.option(
+    "--sign",
+    is_flag=True,
+    help="Sign every event (kid, sig) with its table's key from $TABLEWATCH_KEY_<TABLE>; "
+    "with --out, tables.yaml says signing: required and keys not set in the environment "
+    "are made and written to keys.env (--follow needs them set).",
+)
 def simulate(
     tables: int,
     rounds: int,
@@ -56,6 +65,7 @@ def simulate(
     follow: bool,
     speed: float,
     post_url: str | None,
+    sign: bool,
 ) -> None:
     """Simulate a floor of Four Card Poker and Let It Ride tables."""
     if not 0 <= error_rate <= 1 or not 0 <= jackpot_rate <= 1:
@@ -67,20 +77,25 @@ def simulate(
     if post_url is not None and not follow:
         raise click.UsageError("--post needs --follow")
     floor = Floor(tables, rounds, seed, error_rate, jackpot_rate)
+    keys = _keys(floor, generate=not follow) if sign else None
+    encode = keys.encoder() if keys is not None else encode_event
     if follow and post_url is not None:
-        _follow_post(floor, speed, post_url)
+        _follow_post(floor, speed, post_url, encode)
         return
     if follow:
-        _follow(floor, speed)
+        _follow(floor, speed, encode)
         return
     assert out_dir is not None
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "tables.yaml").write_text(yaml.safe_dump(floor.config, sort_keys=False))
+    config = keys.signed_config(floor.config) if keys is not None else floor.config
+    (out_dir / "tables.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    if keys is not None and keys.generated:
+        _write_private(out_dir / "keys.env", keys.env_file())
     count = 0
     with (out_dir / "events.jsonl").open("wb") as out:
         buffer: list[bytes] = []
         for event in floor.events():
-            buffer.append(encode_event(event))
+            buffer.append(encode(event))
             count += 1
             if len(buffer) >= 4096:
                 out.write(b"\n".join(buffer) + b"\n")
@@ -99,6 +114,24 @@ def simulate(
     )
 
 
+def _keys(floor: Floor, generate: bool) -> FloorKeys:
+    try:
+        return floor_keys(list(floor.config["tables"]), os.environ, generate)
+    except KeyError as missing:
+        raise click.UsageError(
+            f"--sign --follow signs with keys from the environment; not set: {missing.args[0]} "
+            "(make them with --out DIR --sign, then: set -a; . DIR/keys.env; set +a)"
+        ) from None
+
+
+def _write_private(path: Path, text: str) -> None:
+    """``text`` in ``path``, readable by its owner only (it holds keys)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # an existing file keeps its mode otherwise
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
 def _paced(floor: Floor, speed: float, wait: Callable[[float], object]) -> Iterator[AnyEvent]:
     """The floor's events, each when it is due at ``speed`` times table pace; ``wait(s)``
     passes the time until the next one."""
@@ -114,7 +147,7 @@ def _paced(floor: Floor, speed: float, wait: Callable[[float], object]) -> Itera
         yield event
 
 
-def _follow(floor: Floor, speed: float) -> None:
+def _follow(floor: Floor, speed: float, encode: Callable[[AnyEvent], bytes]) -> None:
     out = sys.stdout.buffer
 
     def wait(seconds: float) -> None:
@@ -122,16 +155,16 @@ def _follow(floor: Floor, speed: float) -> None:
         time.sleep(seconds)
 
     for event in _paced(floor, speed, wait):
-        out.write(encode_event(event) + b"\n")
+        out.write(encode(event) + b"\n")
     out.flush()
 
 
-def _follow_post(floor: Floor, speed: float, url: str) -> None:
+def _follow_post(floor: Floor, speed: float, url: str, encode: Callable[[AnyEvent], bytes]) -> None:
     """Like ``_follow``, but the events go to the HTTP ingest endpoint in batches."""
     poster = BatchPoster(url, max_events=500, max_delay=0.2)
     try:
         for event in _paced(floor, speed, poster.wait):
-            poster.add(encode_event(event))
+            poster.add(encode(event))
         poster.close()
     except PostFailed as exc:
         raise click.ClickException(f"{url}: {exc}") from None
