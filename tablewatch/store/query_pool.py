@@ -37,7 +37,9 @@ class QueryPool:
     def __init__(self, open_reader: OpenReader, *, threads: int = 2, seconds: float = 10.0) -> None:
         self._open = open_reader
         self._seconds = seconds
-        self._jobs: queue.SimpleQueue[tuple[str, Future[Answer]] | None] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[tuple[str, frozenset[str], Future[Answer]] | None] = (
+            queue.SimpleQueue()
+        )
         self._idle = threads
         self._lock = threading.Lock()
         self._readers: list[ReadOnlyReader] = []
@@ -50,15 +52,16 @@ class QueryPool:
         self.refused_busy = 0
         self.timed_out = 0
 
-    async def run(self, sql: str) -> Answer:
-        """The answer to ``sql``; raises QueryRefused, QueryFailed or :class:`PoolBusy`."""
+    async def run(self, sql: str, *, also: frozenset[str] = frozenset()) -> Answer:
+        """The answer to ``sql``, which may read the tables ``also`` beyond the product's;
+        raises QueryRefused, QueryFailed or :class:`PoolBusy`."""
         with self._lock:
             if self._idle == 0:
                 self.refused_busy += 1
                 raise PoolBusy(max(1, round(self._seconds / 2)))
             self._idle -= 1
         job: Future[Answer] = Future()
-        self._jobs.put((sql, job))
+        self._jobs.put((sql, also, job))
         try:
             # The engine stops the statement at its limit; this bound only catches an
             # engine that did not (the thread stays busy until it returns).
@@ -79,7 +82,7 @@ class QueryPool:
             item = self._jobs.get()
             if item is _STOP:
                 return
-            sql, job = item
+            sql, also, job = item
             try:
                 if reader is None:
                     reader = self._open()
@@ -87,7 +90,7 @@ class QueryPool:
                         self._readers.append(reader)
                 if job.set_running_or_notify_cancel():
                     try:
-                        job.set_result(reader.run(sql))
+                        job.set_result(reader.run(sql, also=also))
                     except BaseException as exc:
                         job.set_exception(exc)
             except BaseException as exc:  # the reader could not be opened

@@ -112,9 +112,10 @@ class ReadOnlyReader:
             self._settings = settings
         self.database = str(self._query("SELECT currentDatabase()").result_rows[0][0])
 
-    def run(self, sql: str) -> Answer:
-        """Run one caller's statement; raises :class:`QueryRefused` or :class:`QueryFailed`."""
-        statement = self.checked(sql)
+    def run(self, sql: str, *, also: frozenset[str] = frozenset()) -> Answer:
+        """Run one caller's statement, which may read the tables ``also`` beyond
+        :data:`READABLE` (a role's own); raises :class:`QueryRefused` or :class:`QueryFailed`."""
+        statement = self.checked(sql, also=also)
         try:
             if statement.startswith(("DESCRIBE", "SHOW")):  # small, and never streamed
                 result = self._query(statement)
@@ -138,7 +139,7 @@ class ReadOnlyReader:
                     raise QueryFailed("too_large", self._too_large())
         return Answer(columns, rows)
 
-    def checked(self, sql: str) -> str:
+    def checked(self, sql: str, *, also: frozenset[str] = frozenset()) -> str:
         """The engine's text of ``sql`` once it passed every check: what :meth:`run` runs."""
         if len(sql) > MAX_SQL_LENGTH:
             raise QueryRefused(f"the statement is longer than {MAX_SQL_LENGTH:,} characters")
@@ -166,12 +167,14 @@ class ReadOnlyReader:
             tree = [row[0] for row in self._query(f"EXPLAIN AST {canonical}").result_rows]
         except ClickHouseError as exc:
             raise QueryRefused(f"the engine cannot parse it: {_first_line(exc)}") from exc
-        refusal = self._tree_refusal(tree, _cte_names(canonical))
+        refusal = self._tree_refusal(tree, _cte_names(canonical), also)
         if refusal:
             raise QueryRefused(refusal)
         return canonical
 
-    def _tree_refusal(self, lines: list[str], ctes: frozenset[str]) -> str | None:
+    def _tree_refusal(
+        self, lines: list[str], ctes: frozenset[str], also: frozenset[str] = frozenset()
+    ) -> str | None:
         nodes = [_node(line) for line in lines if line.strip()]
         if not nodes:
             return "the engine returned no syntax tree"
@@ -188,13 +191,13 @@ class ReadOnlyReader:
         for i, (_, kind, name) in enumerate(nodes):
             parent = _parent(nodes, i)
             if kind == "TableIdentifier":
-                refusal = self._table_refusal(name, ctes)
+                refusal = self._table_refusal(name, ctes, also)
             elif kind == "Function" and parent == "TableExpression":
                 refusal = f"table function {name}() is not allowed: read the product's tables"
             elif kind == "Function":
                 refusal = _function_refusal(name)
                 if refusal is None and name.lower() in _IN_FUNCTIONS:
-                    refusal = self._in_refusal(nodes, i, ctes)
+                    refusal = self._in_refusal(nodes, i, ctes, also)
             else:
                 refusal = None
             if refusal:
@@ -202,22 +205,29 @@ class ReadOnlyReader:
         return None
 
     def _in_refusal(
-        self, nodes: list[tuple[int, str, str]], at: int, ctes: frozenset[str]
+        self,
+        nodes: list[tuple[int, str, str]],
+        at: int,
+        ctes: frozenset[str],
+        also: frozenset[str] = frozenset(),
     ) -> str | None:
         """``x IN name`` reads the table ``name``: the second argument, when an identifier."""
         depth = nodes[at][0]
         arguments = [n for n in _subtree(nodes, at) if n[0] == depth + 2]
         if len(arguments) == 2 and arguments[1][1] == "Identifier":
-            return self._table_refusal(arguments[1][2], ctes)
+            return self._table_refusal(arguments[1][2], ctes, also)
         return None
 
-    def _table_refusal(self, name: str, ctes: frozenset[str]) -> str | None:
+    def _table_refusal(
+        self, name: str, ctes: frozenset[str], also: frozenset[str] = frozenset()
+    ) -> str | None:
         database, dot, table = name.rpartition(".")
+        refusal = f"{name} is not readable: only the product's tables and views ({_readable(also)})"
         if dot and database != self.database:
-            return f"{name} is not readable: only the product's tables and views ({_readable()})"
-        if table in READABLE or (not dot and table in ctes):
+            return refusal
+        if table in READABLE or table in also or (not dot and table in ctes):
             return None
-        return f"{name} is not readable: only the product's tables and views ({_readable()})"
+        return refusal
 
     def _query(self, sql: str) -> Any:
         return self.client.query(sql, settings=self._settings)
@@ -310,8 +320,8 @@ def _cte_names(canonical: str) -> frozenset[str]:
     return frozenset(m.group(1).strip("`") for m in _CTE.finditer(code_only(canonical)))
 
 
-def _readable() -> str:
-    return ", ".join(sorted(READABLE))
+def _readable(also: frozenset[str] = frozenset()) -> str:
+    return ", ".join(sorted(READABLE | also))
 
 
 def _string_literal(text: str) -> str:
