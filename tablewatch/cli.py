@@ -12,6 +12,11 @@ import click
 from tablewatch.lazy_commands import LazyCommand, LazyGroup
 
 COMMANDS = {
+    "access": LazyCommand(
+        "tablewatch.commands.access:access",
+        "Tokens and roles of the worker's endpoints (the access file).",
+        rules=False,
+    ),
     "audit": LazyCommand(
         "tablewatch.commands.audit:audit",
         "Judge every round in FILES (JSON Lines, tables interleaved) and print the findings.",
