@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from tablewatch.access.access_file import ENV_VAR as ACCESS_FILE_ENV
+from tablewatch.access.access_file import AccessError
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.rules.config import ConfigError
 from tablewatch.store.query_limits import QueryLimits
@@ -35,6 +37,23 @@ from tablewatch.store.query_limits import QueryLimits
     help="ClickHouse: chdb:///DIR (embedded, default) or http://user:pass@host:8123/db.",
 )
 @click.option("--web-port", default=6066, show_default=True, help="Health, metrics, queries.")
+@click.option(
+    "--web-host",
+    envvar="TABLEWATCH_WEB_HOST",
+    show_envvar=True,
+    default="127.0.0.1",
+    show_default=True,
+    help="Address the web views are served on; any but a loopback one needs --access-file.",
+)
+@click.option(
+    "--access-file",
+    envvar=ACCESS_FILE_ENV,
+    show_envvar=True,
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Tokens and roles of /query and /metrics (tablewatch access add); without one, "
+    "access control is off and only 127.0.0.1 is served.",
+)
 @click.option(
     "--silence-minutes",
     default=15.0,
@@ -102,6 +121,8 @@ def worker(
     bootstrap: str,
     dsn: str | None,
     web_port: int,
+    web_host: str,
+    access_file: Path | None,
     silence_minutes: float,
     flush_ms: int,
     data_dir: Path,
@@ -117,6 +138,8 @@ def worker(
         config_path=config_path,
         bootstrap=bootstrap,
         web_port=web_port,
+        web_host=web_host,
+        access_file=access_file,
         silence_minutes=silence_minutes,
         flush_every_ms=flush_ms,
         data_dir=data_dir,
@@ -135,7 +158,7 @@ def worker(
         settings = replace(settings, dsn=dsn)
     try:
         app = Worker(settings)
-    except ConfigError as exc:
+    except (ConfigError, AccessError) as exc:
         click.echo(f"tablewatch worker: {exc}", err=True)
         sys.exit(2)
     sys.argv = [sys.argv[0], "worker"]  # faust's own command line: just "worker"

@@ -29,6 +29,7 @@ from faust.types import TP, AppT, EventT, Message
 from mode import ServiceT
 
 from tablewatch.config_file import load_config
+from tablewatch.processors.access_control import AccessSettings, WorkerAccess
 from tablewatch.processors.ack_order import InOrderAcks, Ticket
 from tablewatch.processors.batch_writer import BatchWriter, Sinks
 from tablewatch.processors.processor import Batch, LiveProcessor
@@ -74,6 +75,8 @@ class Worker:
     def __init__(self, settings: WorkerSettings) -> None:
         self.settings = settings
         self.configs = load_config(settings.config_path)
+        # who may use the web views (refuses a non-loopback host without an access file)
+        self.access = WorkerAccess(AccessSettings(settings.web_host, settings.access_file))
         self.app = _App(
             settings.app_id,
             broker=f"kafka://{settings.bootstrap}",
@@ -81,6 +84,7 @@ class Worker:
             topic_partitions=settings.partitions,
             datadir=str(settings.data_dir),
             web_host=settings.web_host,
+            web_bind=settings.web_host,
             web_port=settings.web_port,
             processing_guarantee="at_least_once",
             broker_commit_interval=1.0,
@@ -120,6 +124,7 @@ class Worker:
         migrate(self.store)
         self.writer = StoreWriter(self.store)
         self.store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
+        self.access.install(self.app, self.store, self.store_thread)  # access_log, written here
         # the /query view's threads, each with a read-only client of its own
         limits = settings.query_limits
         self.queries = QueryPool(

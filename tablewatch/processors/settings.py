@@ -21,7 +21,8 @@ class WorkerSettings:
     rounds_topic: str = "rounds"
     findings_topic: str = "findings"
     partitions: int = 4
-    web_host: str = "127.0.0.1"
+    web_host: str = "127.0.0.1"  # served on; another host needs an access file
+    access_file: Path | None = None  # tokens and roles of /query and /metrics (None: off)
     web_port: int = 6066
     flush_every_ms: int = 250
     flush_size: int = 2_000

@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING, Any, cast
 from faust.tables.manager import TableManager
 from faust.web import Request, Response, View
 
+from tablewatch.access.authenticate import Principal
+from tablewatch.access.log import AccessOutcome, Entry
+from tablewatch.access.roles import Permission, extra_tables
 from tablewatch.store.query_pool import PoolBusy
 from tablewatch.store.read_only import QueryFailed, QueryRefused
 
@@ -31,27 +34,42 @@ def install_views(worker: Worker) -> None:
 
     @app.page("/metrics")
     async def metrics(web: View, request: Request) -> Response:
-        return web.json(await metrics_of(worker))
+        """The counters (permission ``metrics``: see :mod:`.access_control`)."""
+
+        async def answer(principal: Principal | None, entry: Entry) -> Response:
+            return web.json(await metrics_of(worker))
+
+        return await worker.access.serve(web, request, Permission.METRICS, "GET /metrics", answer)
 
     @app.page("/query")
     async def query(web: View, request: Request) -> Response:
-        """One read-only statement on the store (see :mod:`tablewatch.store.read_only`)."""
+        """One read-only statement on the store (see :mod:`tablewatch.store.read_only`);
+        permission ``query``, and the tables the caller's role adds (``access_log``)."""
         sql = request.query.get("sql", "")
-        try:
-            answer = await worker.queries.run(sql)
-        except QueryRefused as refused:
-            return web.json({"error": f"refused: {refused.reason}"}, status=400)
-        except QueryFailed as failed:
-            status = _FAILED_STATUS.get(failed.kind, 400)
-            return web.json({"error": failed.reason, "kind": failed.kind}, status=status)
-        except PoolBusy as busy:
-            return web.json(
-                {"error": str(busy)},
-                status=503,
-                headers={"Retry-After": str(busy.retry_after_s)},
-            )
-        rows = [[_plain(v) for v in row] for row in answer.rows]
-        return web.json({"columns": answer.columns, "rows": rows})
+
+        async def answer(principal: Principal | None, entry: Entry) -> Response:
+            also = extra_tables(principal.role if principal else None)
+            try:
+                result = await worker.queries.run(sql, also=also)
+            except QueryRefused as refused:
+                entry.set(AccessOutcome.REFUSED, 400, refused.reason)
+                return web.json({"error": f"refused: {refused.reason}"}, status=400)
+            except QueryFailed as failed:
+                status = _FAILED_STATUS.get(failed.kind, 400)
+                entry.set(AccessOutcome.FAILED, status, f"{failed.kind}: {failed.reason}")
+                return web.json({"error": failed.reason, "kind": failed.kind}, status=status)
+            except PoolBusy as busy:
+                entry.set(AccessOutcome.BUSY, 503, str(busy))
+                return web.json(
+                    {"error": str(busy)},
+                    status=503,
+                    headers={"Retry-After": str(busy.retry_after_s)},
+                )
+            rows = [[_plain(v) for v in row] for row in result.rows]
+            entry.rows_returned = len(rows)
+            return web.json({"columns": result.columns, "rows": rows})
+
+        return await worker.access.serve(web, request, Permission.QUERY, sql, answer)
 
 
 # a statement the engine stopped: over its time (cancelled), its result or memory limits
@@ -115,6 +133,7 @@ async def metrics_of(worker: Worker) -> dict[str, Any]:
         "consumer_delay_ms": round(worker.delay_s * 1000),
         "batches_waiting": worker.batches.waiting(),
         "unacknowledged": worker.acks.waiting(),
+        "access": worker.access.metrics(),  # access control, and the access log's rows
     }
 
 
