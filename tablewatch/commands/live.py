@@ -29,9 +29,9 @@ from rich.table import Table
 from tablewatch.report import money
 from tablewatch.rules.checks.catalog import CHECKS
 from tablewatch.rules.decode import encode_event
-from tablewatch.rules.events import ts_to_ms
 from tablewatch.services import child_service, create_topics, get_json, worker_args, worker_query
 from tablewatch.sim.floor import Floor
+from tablewatch.sim.pacing import paced
 
 SEVERITY_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "cyan"}
 
@@ -116,18 +116,8 @@ def _stream(floor: Floor, url: str, speed: float, seconds: float) -> int:
     from tablewatch.ingest.client import BatchPoster
 
     poster = BatchPoster(url, max_events=500, max_delay=0.2)
-    started = time.monotonic()
-    first: int | None = None
     sent = 0
-    for event in floor.events():
-        ms = ts_to_ms(event.ts)
-        first = ms if first is None else first
-        due = (ms - first) / 1000 / speed
-        if due > seconds:
-            break
-        wait = due - (time.monotonic() - started)
-        if wait > 0:
-            poster.wait(wait)
+    for event in paced(floor.events(), speed, poster.wait, until_s=seconds):
         poster.add(encode_event(event))
         sent += 1
     poster.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -14,8 +14,9 @@ import yaml
 
 from tablewatch.ingest.client import BatchPoster, PostFailed
 from tablewatch.rules.decode import encode_event
-from tablewatch.rules.events import AnyEvent, ts_to_ms
+from tablewatch.rules.events import AnyEvent
 from tablewatch.sim.floor import Floor
+from tablewatch.sim.pacing import paced
 from tablewatch.sim.signing import FloorKeys, floor_keys
 
 
@@ -132,21 +133,6 @@ def _write_private(path: Path, text: str) -> None:
         out.write(text)
 
 
-def _paced(floor: Floor, speed: float, wait: Callable[[float], object]) -> Iterator[AnyEvent]:
-    """The floor's events, each when it is due at ``speed`` times table pace; ``wait(s)``
-    passes the time until the next one."""
-    started = time.monotonic()
-    first_ms: int | None = None
-    for event in floor.events():
-        ms = ts_to_ms(event.ts)
-        if first_ms is None:
-            first_ms = ms
-        due = (ms - first_ms) / 1000 / speed - (time.monotonic() - started)
-        if due > 0:
-            wait(due)
-        yield event
-
-
 def _follow(floor: Floor, speed: float, encode: Callable[[AnyEvent], bytes]) -> None:
     out = sys.stdout.buffer
 
@@ -154,7 +140,7 @@ def _follow(floor: Floor, speed: float, encode: Callable[[AnyEvent], bytes]) -> 
         out.flush()
         time.sleep(seconds)
 
-    for event in _paced(floor, speed, wait):
+    for event in paced(floor.events(), speed, wait):
         out.write(encode(event) + b"\n")
     out.flush()
 
@@ -163,7 +149,7 @@ def _follow_post(floor: Floor, speed: float, url: str, encode: Callable[[AnyEven
     """Like ``_follow``, but the events go to the HTTP ingest endpoint in batches."""
     poster = BatchPoster(url, max_events=500, max_delay=0.2)
     try:
-        for event in _paced(floor, speed, poster.wait):
+        for event in paced(floor.events(), speed, poster.wait):
             poster.add(encode(event))
         poster.close()
     except PostFailed as exc:
