@@ -36,9 +36,12 @@ from tablewatch.sim.signing import FloorKeys, floor_keys
     "--out",
     "out_dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Write events.jsonl, tables.yaml and truth.jsonl here.",
+    help="Write events.jsonl, tables.yaml and truth.jsonl here (not with --follow: the "
+    "same options give the same floor, so a run with --out gives a followed floor's files).",
 )
-@click.option("--follow", is_flag=True, help="Emit the events to stdout at table pace.")
+@click.option(
+    "--follow", is_flag=True, help="Emit the events to stdout at table pace (not with --out)."
+)
 @click.option(
     "--speed", default=1.0, show_default=True, help="With --follow: times faster than life."
 )
@@ -75,6 +78,12 @@ def simulate(
         raise click.BadParameter("at least one table, and no negative number of rounds")
     if out_dir is None and not follow:
         raise click.UsageError("say where: --out DIR, or --follow")
+    if out_dir is not None and follow:
+        raise click.UsageError(
+            "--out writes the floor to files, --follow streams it: give one. The same "
+            "options give the same floor: run once with --out for its tables.yaml and "
+            "truth.jsonl"
+        )
     if post_url is not None and not follow:
         raise click.UsageError("--post needs --follow")
     floor = Floor(tables, rounds, seed, error_rate, jackpot_rate)
