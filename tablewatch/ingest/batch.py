@@ -113,7 +113,7 @@ class Rejected:
         return self.rejection.event_id
 
 
-Outcome = Accepted | Duplicate | Rejected
+ItemVerdict = Accepted | Duplicate | Rejected
 
 
 class BodyRefused(Exception):
@@ -126,10 +126,10 @@ class BodyRefused(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Batch:
+class ClassifiedBatch:
     """The classified items of one batch, in their order."""
 
-    outcomes: list[Outcome]
+    outcomes: list[ItemVerdict]
 
     @property
     def accepted(self) -> list[Accepted]:
@@ -211,7 +211,7 @@ def classify(
     seen: Container[str],
     limits: Limits = DEFAULT_LIMITS,
     verify: Verify | None = None,
-) -> Batch:
+) -> ClassifiedBatch:
     """Validate every item and sort it into accepted, duplicate or rejected.
 
     ``seen`` holds the event_ids accepted by earlier batches; it is read, not
@@ -221,7 +221,7 @@ def classify(
     each event that decoded, before the duplicate check (a forged copy of an event
     already accepted is rejected, not answered duplicate).
     """
-    outcomes: list[Outcome] = []
+    outcomes: list[ItemVerdict] = []
     here: set[str] = set()
     for index, item in enumerate(items):
         size = item.bytes_in
@@ -264,15 +264,17 @@ def classify(
         else:
             here.add(event_id)
             outcomes.append(Accepted(index, item.where, item.raw, event))
-    return Batch(outcomes)
+    return ClassifiedBatch(outcomes)
 
 
-def check_body(body: bytes, seen: Container[str], limits: Limits = DEFAULT_LIMITS) -> Batch:
+def check_body(
+    body: bytes, seen: Container[str], limits: Limits = DEFAULT_LIMITS
+) -> ClassifiedBatch:
     """:func:`split_body` then :func:`classify`; raises :class:`BodyRefused`."""
     return classify(split_body(body, limits), seen, limits)
 
 
-def result_row(outcome: Outcome) -> dict[str, Any]:
+def result_row(outcome: ItemVerdict) -> dict[str, Any]:
     """One entry of the HTTP reply's ``results``."""
     if isinstance(outcome, Accepted):
         return {

@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 
 from tablewatch.ingest.batch import (
     DEFAULT_LIMITS,
-    Batch,
     BodyRefused,
+    ClassifiedBatch,
     DeadLetter,
     Item,
     Limits,
@@ -44,14 +44,14 @@ def now_ts() -> str:
 class DeliveryFailed(Exception):
     """The sink did not confirm every write; the client should send the batch again."""
 
-    def __init__(self, reason: str, batch: Batch) -> None:
+    def __init__(self, reason: str, batch: ClassifiedBatch) -> None:
         super().__init__(reason)
         self.reason = reason
         self.batch = batch
 
 
 @dataclass(slots=True)
-class Counters:
+class IngestCounters:
     batches: int = 0  # bodies or file chunks taken, refused ones included
     accepted: int = 0  # events produced and confirmed
     duplicates: int = 0
@@ -76,13 +76,13 @@ class Ingestor:
         self.limits = limits
         self.window = window if window is not None else SeenWindow()
         self.clock = clock
-        self.counters = Counters()
+        self.counters = IngestCounters()
         # the signature rule of the configuration's tables (None: no configuration given)
         self.signatures = signatures
         self._signature_counts = signatures.counts if signatures is not None else SignatureCounts()
         self._lock = threading.Lock()
 
-    def ingest_body(self, body: bytes, source: str) -> Batch:
+    def ingest_body(self, body: bytes, source: str) -> ClassifiedBatch:
         """An HTTP body: a JSON array of events.
 
         Raises :class:`BodyRefused` (after writing its dead letter) for a
@@ -96,7 +96,7 @@ class Ingestor:
             raise
         return self.ingest_items(items, source)
 
-    def ingest_items(self, items: Sequence[Item], source: str) -> Batch:
+    def ingest_items(self, items: Sequence[Item], source: str) -> ClassifiedBatch:
         """Classify, deliver and remember one batch; raises :class:`DeliveryFailed`."""
         with self._lock:
             received_at = self.clock()

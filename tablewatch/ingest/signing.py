@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
-from tablewatch.ingest.batch import Batch
+from tablewatch.ingest.batch import ClassifiedBatch
 from tablewatch.rules.decode import EventRejected
 from tablewatch.rules.events import AnyEvent
 from tablewatch.rules.signature import SIG_LENGTH, event_fields, verifies, well_formed
@@ -165,7 +165,7 @@ class SignatureCheck:
             )
         return SignatureRejected(where, event.event_id, field, reason, code)
 
-    def count(self, batch: Batch) -> None:
+    def count(self, batch: ClassifiedBatch) -> None:
         """Count a delivered batch's verified signatures and signature rejections."""
         counts = self.counts
         tables = self._tables

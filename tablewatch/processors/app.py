@@ -32,7 +32,7 @@ from tablewatch.config_file import load_config
 from tablewatch.processors.access_control import AccessSettings, WorkerAccess
 from tablewatch.processors.ack_order import InOrderAcks, Ticket
 from tablewatch.processors.batch_writer import BatchWriter, Sinks
-from tablewatch.processors.processor import Batch, LiveProcessor
+from tablewatch.processors.processor import FlushBatch, LiveProcessor
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.processors.stepped_delivery import SteppedDeliveryApp, SteppedDeliveryConsumer
 from tablewatch.processors.web import install_views
@@ -252,7 +252,7 @@ class Worker:
             return
         await self.batches.put(batch)
 
-    async def _insert_rows(self, batch: Batch[Ticket[EventT[bytes]]]) -> None:
+    async def _insert_rows(self, batch: FlushBatch[Ticket[EventT[bytes]]]) -> None:
         await asyncio.get_running_loop().run_in_executor(
             self.store_thread,
             lambda: self.writer.insert(
@@ -269,7 +269,7 @@ class Worker:
             self.store_thread, lambda: self.store.command("SELECT 1")
         )
 
-    async def _send_messages(self, batch: Batch[Ticket[EventT[bytes]]]) -> None:
+    async def _send_messages(self, batch: FlushBatch[Ticket[EventT[bytes]]]) -> None:
         await self._topics_ready.wait()
         sends = []
         for topic, messages in (

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from tablewatch.processors.poison import Origin
-from tablewatch.processors.processor import Batch, Span
+from tablewatch.processors.processor import FlushBatch, Span
 from tablewatch.store.errors import describe, is_data_error
 
 log = logging.getLogger("tablewatch.worker")
@@ -60,8 +60,8 @@ Token = TypeVar("Token")
 class Sinks(Generic[Token]):
     """Where a batch goes, each step awaited before the next."""
 
-    insert_rows: Callable[[Batch[Token]], Awaitable[None]]  # ClickHouse
-    send_messages: Callable[[Batch[Token]], Awaitable[None]]  # output topics, delivered
+    insert_rows: Callable[[FlushBatch[Token]], Awaitable[None]]  # ClickHouse
+    send_messages: Callable[[FlushBatch[Token]], Awaitable[None]]  # output topics, delivered
     save_snapshots: Callable[[Mapping[str, bytes]], Awaitable[None]]  # changelog, delivered
     release: Callable[[list[Token]], object]  # the acks
     # a cheap statement on the store: tells "the store is down" from "these rows are bad"
@@ -70,7 +70,7 @@ class Sinks(Generic[Token]):
 
 # Refuse the message at ``origin``, whose rows the store refused, into the batch (its dead
 # letter, and its finding's row and message): LiveProcessor.refuse with stage "store".
-Refuse = Callable[[Batch[Token], Origin, str], object]
+Refuse = Callable[[FlushBatch[Token], Origin, str], object]
 RETRY_FIRST_S = 0.5
 RETRY_MAX_S = 30.0
 SUSPECT_ALL = 3  # times a batch whose every part fails alone is written again before
@@ -108,7 +108,7 @@ class BatchWriter(Generic[Token]):
         self.retry_first_s = retry_first_s
         self.retry_max_s = retry_max_s
         self.generation = 0
-        self._queue: asyncio.Queue[tuple[int, Batch[Token]]] = asyncio.Queue(max_waiting)
+        self._queue: asyncio.Queue[tuple[int, FlushBatch[Token]]] = asyncio.Queue(max_waiting)
         self.flushes = 0
         self.write_seconds = 0.0
         self.stale = 0  # batches written after a rebalance stopped waiting for them
@@ -119,7 +119,7 @@ class BatchWriter(Generic[Token]):
     def waiting(self) -> int:
         return self._queue.qsize()
 
-    async def put(self, batch: Batch[Token]) -> None:
+    async def put(self, batch: FlushBatch[Token]) -> None:
         """Queue a batch of the current generation (waits while the writer is behind)."""
         await self._queue.put((self.generation, batch))
 
@@ -142,7 +142,7 @@ class BatchWriter(Generic[Token]):
             finally:
                 self._queue.task_done()
 
-    async def write(self, batch: Batch[Token], generation: int) -> None:
+    async def write(self, batch: FlushBatch[Token], generation: int) -> None:
         started = time.perf_counter()
         await self._write_rows(batch)
         await self._retrying("messages", lambda: self.sinks.send_messages(batch))
@@ -205,7 +205,7 @@ class BatchWriter(Generic[Token]):
             if stop():
                 return
 
-    async def _write_rows(self, batch: Batch[Token]) -> None:
+    async def _write_rows(self, batch: FlushBatch[Token]) -> None:
         """Insert the batch's rows; wait out the store's failures; set aside rows it refuses."""
         attempt = suspect = 0
         while True:
@@ -256,7 +256,7 @@ class BatchWriter(Generic[Token]):
         return failed
 
     async def _set_aside(
-        self, batch: Batch[Token], failed: list[tuple[_Part, BaseException]]
+        self, batch: FlushBatch[Token], failed: list[tuple[_Part, BaseException]]
     ) -> None:
         """Take the refused parts out of ``batch`` (their rows and messages), refuse their
         messages into it, and insert the rows of those refusals (their findings)."""
@@ -287,7 +287,7 @@ class BatchWriter(Generic[Token]):
         except Exception as exc:  # never: the rows of a refusal are plain and checked
             log.error("the findings of refused messages were not stored: %s", describe(exc))
 
-    async def _retrying_store(self, rows: Batch[Token]) -> None:
+    async def _retrying_store(self, rows: FlushBatch[Token]) -> None:
         """Insert ``rows``, waiting out the store's failures; a data error is raised."""
         attempt = 0
         while True:
@@ -318,13 +318,13 @@ def _origin_of_row(row: tuple[object, ...]) -> Origin | None:
     )
 
 
-def _parts(batch: Batch[Token]) -> list[_Part]:
+def _parts(batch: FlushBatch[Token]) -> list[_Part]:
     """The batch's rows as parts: each event row, each span's rows, and any rows after the
     last span (none in the worker's batches: every outcome closes a span)."""
     parts = [
         _Part(_origin_of_row(row), events=[row], event=i) for i, row in enumerate(batch.events)
     ]
-    previous = _end_of(Batch())
+    previous = _end_of(FlushBatch())
     for index, span in enumerate([*batch.spans, _end_of(batch)]):
         part = _Part(
             span.origin if index < len(batch.spans) else None,
@@ -339,7 +339,7 @@ def _parts(batch: Batch[Token]) -> list[_Part]:
     return parts
 
 
-def _end_of(batch: Batch[Token]) -> Span:
+def _end_of(batch: FlushBatch[Token]) -> Span:
     return Span(
         Origin(-1, -1, None),
         len(batch.rounds),
@@ -350,8 +350,8 @@ def _end_of(batch: Batch[Token]) -> Span:
     )
 
 
-def _batch_of(parts: list[_Part]) -> Batch[Token]:
-    batch: Batch[Token] = Batch()
+def _batch_of(parts: list[_Part]) -> FlushBatch[Token]:
+    batch: FlushBatch[Token] = FlushBatch()
     for part in parts:
         batch.events += part.events
         batch.rounds += part.rounds
@@ -360,7 +360,7 @@ def _batch_of(parts: list[_Part]) -> Batch[Token]:
     return batch
 
 
-def _drop(batch: Batch[Token], events: set[int], spans: set[int]) -> None:
+def _drop(batch: FlushBatch[Token], events: set[int], spans: set[int]) -> None:
     """Take event rows and spans (their rows and output messages) out of ``batch``."""
     if events:
         batch.events = [row for i, row in enumerate(batch.events) if i not in events]
@@ -372,7 +372,7 @@ def _drop(batch: Batch[Token], events: set[int], spans: set[int]) -> None:
     round_messages: list[tuple[bytes, bytes]] = []
     finding_messages: list[tuple[bytes, bytes]] = []
     kept: list[Span] = []
-    start = _end_of(Batch())
+    start = _end_of(FlushBatch())
     for index, span in enumerate([*batch.spans, _end_of(batch)]):
         if index not in spans:
             rounds += batch.rounds[start.rounds : span.rounds]

@@ -63,7 +63,7 @@ Token = TypeVar("Token")
 LoadSnapshot = Callable[[str], bytes | None]
 _JSON = msgspec.json.Encoder()
 EVENTS_TOPIC = "table-events"
-STAGES = ("decode", "judge", "store")  # where a message failed: the keys of Counters.refused
+STAGES = ("decode", "judge", "store")  # where a message failed: ProcessorCounters.refused keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +82,7 @@ class Span:
 
 
 @dataclass(slots=True)
-class Batch(Generic[Token]):
+class FlushBatch(Generic[Token]):
     """What one flush writes: ClickHouse rows, output messages, table snapshots, then acks."""
 
     events: list[tuple[object, ...]] = field(default_factory=list)
@@ -164,7 +164,7 @@ def _what(outcome: RoundResult | Finding) -> str:
 
 
 @dataclass(slots=True)
-class Counters:
+class ProcessorCounters:
     events: int = 0
     rejected: int = 0  # refused by the decoder (refused["decode"])
     errors: int = 0  # failures of the worker's own code (logged with their traceback)
@@ -191,8 +191,8 @@ class LiveProcessor(Generic[Token]):
         self.auditor = Auditor(configs, self._restore)
         self.silence_ms = silence_ms
         self.clock = clock
-        self.counters = Counters()
-        self._batch: Batch[Token] = Batch()
+        self.counters = ProcessorCounters()
+        self._batch: FlushBatch[Token] = FlushBatch()
         self._waiting: dict[str, list[Token]] = {}  # tokens of each table's open round
         self._last_seen: dict[str, float] = {}  # table_id -> wall clock of its last event
         # table_id -> offset of its last message applied (by this process or in its saved state)
@@ -384,7 +384,7 @@ class LiveProcessor(Generic[Token]):
         reason: str,
         *,
         field: str | None = None,
-        batch: Batch[Token] | None = None,
+        batch: FlushBatch[Token] | None = None,
     ) -> None:
         """Dead-letter the message at ``origin`` (``stage``: decode, judge or store) and raise
         EVENT_NOT_PROCESSED for its table when its table_id can be read; into ``batch``
@@ -508,10 +508,10 @@ class LiveProcessor(Generic[Token]):
     def pending(self) -> int:
         return len(self._batch)
 
-    def drain(self) -> Batch[Token]:
+    def drain(self) -> FlushBatch[Token]:
         for table_id in list(self._unsaved):
             self._save(table_id)
-        batch, self._batch = self._batch, Batch()
+        batch, self._batch = self._batch, FlushBatch()
         return batch
 
     def open_rounds(self) -> int:

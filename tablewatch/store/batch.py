@@ -20,7 +20,7 @@ from tablewatch.store.rows import (
 
 
 @dataclass(slots=True)
-class Batch:
+class StoreBatch:
     """Rows for :meth:`tablewatch.store.writer.StoreWriter.insert_batch`."""
 
     events: list[EventRow] = field(default_factory=list)

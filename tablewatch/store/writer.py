@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.insert import InsertContext
 
-from tablewatch.store.batch import Batch
+from tablewatch.store.batch import StoreBatch
 from tablewatch.store.rows import (
     EVENT_COLUMNS,
     FINDING_COLUMNS,
@@ -69,7 +69,7 @@ class StoreWriter:
         self._insert(ROUNDS, ROUND_COLUMNS, rounds)
         return InsertCounts(len(events), len(rounds), len(settlements), len(findings))
 
-    def insert_batch(self, batch: Batch) -> InsertCounts:
+    def insert_batch(self, batch: StoreBatch) -> InsertCounts:
         return self.insert(
             events=batch.events,
             rounds=batch.rounds,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from clickhouse_connect.driver.exceptions import DatabaseError, DataError
 
 from tablewatch.processors.batch_writer import BatchWriter, Sinks
-from tablewatch.processors.processor import Batch, LiveProcessor
+from tablewatch.processors.processor import FlushBatch, LiveProcessor
 from tablewatch.rules.config import parse_config
 from tablewatch.sim.floor import Floor
 from tests.processors.test_processor import kafka_log
@@ -28,11 +28,11 @@ class Recorder:
     def sinks(self) -> Sinks[str]:
         return Sinks(self.insert_rows, self.send_messages, self.save_snapshots, self.release)
 
-    async def insert_rows(self, batch: Batch[str]) -> None:
+    async def insert_rows(self, batch: FlushBatch[str]) -> None:
         self.steps.append(f"rows {batch.events}")
         self.rows_written.set()
 
-    async def send_messages(self, batch: Batch[str]) -> None:
+    async def send_messages(self, batch: FlushBatch[str]) -> None:
         self.steps.append(f"messages {batch.round_messages}")
 
     async def save_snapshots(self, snapshots: Mapping[str, bytes]) -> None:
@@ -44,8 +44,8 @@ class Recorder:
         self.steps.append(f"acks {acks}")
 
 
-def batch(name: str) -> Batch[str]:
-    return Batch(
+def batch(name: str) -> FlushBatch[str]:
+    return FlushBatch(
         events=[(name,)],
         round_messages=[(b"T1", name.encode())],
         snapshots={"T1": name.encode()},
@@ -134,7 +134,7 @@ def test_a_rebalance_during_the_rows_stops_the_snapshots() -> None:
         recorder = Recorder()
         writer = BatchWriter(recorder.sinks())
 
-        async def slow_rows(b: Batch[str]) -> None:
+        async def slow_rows(b: FlushBatch[str]) -> None:
             await recorder.insert_rows(b)
             await asyncio.sleep(0.3)
 
@@ -174,7 +174,7 @@ class Store:
         self.probes = 0
         self.probe_down = 0
 
-    async def insert_rows(self, batch: Batch[Token]) -> None:
+    async def insert_rows(self, batch: FlushBatch[Token]) -> None:
         self.inserts += 1
         if self.down:
             self.down -= 1
@@ -204,7 +204,7 @@ class Sent:
         self.acks: list[Token] = []
         self.fail_sends = 0
 
-    async def send_messages(self, batch: Batch[Token]) -> None:
+    async def send_messages(self, batch: FlushBatch[Token]) -> None:
         if self.fail_sends:
             self.fail_sends -= 1
             raise StoreDown("broker unreachable")
@@ -224,7 +224,7 @@ class Sent:
 Token = tuple[int, int]
 
 
-def floor_batch() -> tuple[LiveProcessor[Token], Batch[Token], list[tuple[int, int, bytes]]]:
+def floor_batch() -> tuple[LiveProcessor[Token], FlushBatch[Token], list[tuple[int, int, bytes]]]:
     """One batch of a whole small floor, as the processor cuts it."""
     floor = Floor(tables=3, rounds=45, seed=11, error_rate=0.2, jackpot_rate=0.05)
     configs = parse_config(floor.config)
@@ -236,7 +236,7 @@ def floor_batch() -> tuple[LiveProcessor[Token], Batch[Token], list[tuple[int, i
 
 
 def write(
-    store: Store, sent: Sent, batch: Batch[Token], processor: LiveProcessor[Token]
+    store: Store, sent: Sent, batch: FlushBatch[Token], processor: LiveProcessor[Token]
 ) -> BatchWriter[Token]:
     sinks = Sinks(
         store.insert_rows, sent.send_messages, sent.save_snapshots, sent.release, store.probe
@@ -306,7 +306,7 @@ def test_a_store_going_down_while_the_rows_at_fault_are_looked_for_is_waited_out
     calls = [0]
     insert = store.insert_rows
 
-    async def flaky(b: Batch[Token]) -> None:
+    async def flaky(b: FlushBatch[Token]) -> None:
         calls[0] += 1
         if calls[0] in (3, 4):  # halfway through the search
             raise StoreDown("connection reset")
@@ -343,7 +343,7 @@ def test_when_the_probe_fails_the_store_is_down_not_the_rows() -> None:
 
 def test_a_batch_whose_every_part_fails_alone_is_tried_again_before_it_is_set_aside() -> None:
     processor, batch, _ = floor_batch()
-    few: Batch[Token] = Batch(events=batch.events[:3], acks=batch.acks[:3])
+    few: FlushBatch[Token] = FlushBatch(events=batch.events[:3], acks=batch.acks[:3])
     store, sent = Store(lambda table, row: True), Sent()
     writer = write(store, sent, few, processor)
     assert writer.retries["rows"] == 3  # looks like the store's fault, for a while
@@ -357,7 +357,7 @@ def test_a_batch_too_wide_for_one_insert_goes_in_parts() -> None:
     store = Store(lambda table, row: False)
     insert = store.insert_rows
 
-    async def partitions(b: Batch[Token]) -> None:
+    async def partitions(b: FlushBatch[Token]) -> None:
         if len(b.events) > 50:
             raise DatabaseError(
                 "Code: 252. DB::Exception: Too many partitions for single INSERT block"

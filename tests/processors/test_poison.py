@@ -18,7 +18,7 @@ import msgspec
 import pytest
 
 from tablewatch.processors import processor as processor_module
-from tablewatch.processors.processor import Batch, LiveProcessor
+from tablewatch.processors.processor import FlushBatch, LiveProcessor
 from tablewatch.processors.state_codec import snapshot as real_snapshot
 from tablewatch.rules.audit import Auditor
 from tablewatch.rules.config import TableConfig, parse_config
@@ -49,7 +49,7 @@ class Recorder(FakeDeployment):
         self.round_messages: list[dict[str, Any]] = []
         self.event_ids: set[str] = set()
 
-    def write(self, batch: Batch[Token]) -> None:
+    def write(self, batch: FlushBatch[Token]) -> None:
         super().write(batch)
         for key, value in batch.dead_letters:
             self.letter_keys.append(key)
@@ -491,7 +491,7 @@ def open_round_log(floor: Floor) -> tuple[str, str, list[Message]]:
 
 def silent(
     configs: dict[str, TableConfig], log: list[Message], prepare: Callable[..., None]
-) -> tuple[LiveProcessor[Token], Batch[Token]]:
+) -> tuple[LiveProcessor[Token], FlushBatch[Token]]:
     now = [1_000.0]
     processor: LiveProcessor[Token] = LiveProcessor(
         configs, lambda _: None, silence_ms=60_000, clock=lambda: now[0]

@@ -13,7 +13,7 @@ import json
 import zlib
 from collections import defaultdict
 
-from tablewatch.processors.processor import Batch, LiveProcessor
+from tablewatch.processors.processor import FlushBatch, LiveProcessor
 from tablewatch.rules.audit import Auditor, findings_of
 from tablewatch.rules.config import TableConfig, parse_config
 from tablewatch.rules.decode import encode_event
@@ -43,7 +43,7 @@ class FakeDeployment:
         self.rounds: set[tuple[str, str]] = set()
         self.acked: dict[int, set[int]] = defaultdict(set)
 
-    def write(self, batch: Batch[tuple[int, int]]) -> None:
+    def write(self, batch: FlushBatch[tuple[int, int]]) -> None:
         self.finding_ids |= {str(row[0]) for row in batch.findings}
         self.rounds |= {(str(row[0]), str(row[1])) for row in batch.rounds}
         self.snapshots.update(batch.snapshots)

@@ -12,7 +12,7 @@ from tablewatch.rules.events import AnyEvent
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
 from tablewatch.sim.floor import Floor
-from tablewatch.store.batch import Batch
+from tablewatch.store.batch import StoreBatch
 from tablewatch.store.rows import finding_id
 from tests.scenarios import configs
 
@@ -35,8 +35,8 @@ class Audited:
     def findings(self) -> list[Finding]:
         return list(findings_of(self.outcomes))
 
-    def batch(self, judged_at_ms: int = JUDGED_AT, ingested_at_ms: int = INGESTED_AT) -> Batch:
-        batch = Batch()
+    def batch(self, judged_at_ms: int = JUDGED_AT, ingested_at_ms: int = INGESTED_AT) -> StoreBatch:
+        batch = StoreBatch()
         for offset, (raw, event) in enumerate(self.raw):
             batch.add_event(raw, event, 0, offset, ingested_at_ms)
         batch.add_outcomes(self.outcomes, judged_at_ms)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from clickhouse_connect.driver.client import Client
 
 from tablewatch.store import queries
-from tablewatch.store.batch import Batch
+from tablewatch.store.batch import StoreBatch
 from tablewatch.store.rows import SETTLEMENT_COLUMNS, finding_id
 from tablewatch.store.writer import StoreWriter
 from tests.store import scenario
@@ -70,7 +70,7 @@ def test_the_same_batch_written_three_times_shows_once(store: Client) -> None:
 def test_a_redelivered_event_at_another_offset_is_one_row(store: Client) -> None:
     audited = audit_scripted(scenario.events())
     raw, event = audited.raw[3]
-    batch = Batch()
+    batch = StoreBatch()
     batch.add_event(raw, event, 0, 3, JUDGED_AT)
     batch.add_event(raw, event, 0, 977, JUDGED_AT + 5)  # re-sent by the controller
     batch.add_event(raw, event, 1, 12, JUDGED_AT + 9)  # a replayed copy of the topic

@@ -8,7 +8,7 @@ from typing import Any
 from tablewatch.rules.decode import encode_event
 from tablewatch.rules.events import ts_to_ms
 from tablewatch.rules.findings import Finding
-from tablewatch.store.batch import Batch
+from tablewatch.store.batch import StoreBatch
 from tablewatch.store.rows import (
     EVENT_COLUMNS,
     FINDING_COLUMNS,
@@ -132,4 +132,4 @@ def test_batch_gathers_events_and_outcomes() -> None:
     assert len(batch.findings) == 4
     assert len(batch) == len(audited.raw) + 12
     batch.clear()
-    assert len(batch) == 0 and batch == Batch()
+    assert len(batch) == 0 and batch == StoreBatch()
