@@ -105,4 +105,4 @@ def test_shutdown_does_not_wait_for_a_query(kafka_bootstrap: str, tmp_path: Path
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=60)
         stopped_in = time.monotonic() - started
-    assert stopped_in < 20, f"the worker took {stopped_in:.1f} s to stop behind a 120 s query"
+    assert stopped_in < 45, f"the worker took {stopped_in:.1f} s to stop behind a 120 s query"
