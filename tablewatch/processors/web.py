@@ -7,7 +7,8 @@ worker runs, other commands read it through ``GET /query?sql=...`` here.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Mapping
+from typing import Any, Protocol, cast
 
 from faust.tables.manager import TableManager
 from faust.web import Request, Response, View
@@ -15,14 +16,52 @@ from faust.web import Request, Response, View
 from tablewatch.access.authenticate import Principal
 from tablewatch.access.log import AccessOutcome, Entry
 from tablewatch.access.roles import Permission, extra_tables
-from tablewatch.store.query_pool import PoolBusy
+from tablewatch.processors.access_control import WorkerAccess
+from tablewatch.processors.ack_order import InOrderAcks
+from tablewatch.processors.batch_writer import BatchWriter
+from tablewatch.processors.processor import LiveProcessor
+from tablewatch.processors.settings import WorkerSettings
+from tablewatch.processors.stepped_delivery import SteppedDeliveryApp
+from tablewatch.store.query_pool import PoolBusy, QueryPool
 from tablewatch.store.read_only import QueryFailed, QueryRefused
 
-if TYPE_CHECKING:
-    from tablewatch.processors.app import Worker
+
+class WorkerView(Protocol):
+    """What the views read of the worker (:class:`tablewatch.processors.app.Worker`,
+    which installs them with itself)."""
+
+    @property
+    def app(self) -> SteppedDeliveryApp: ...
+
+    @property
+    def settings(self) -> WorkerSettings: ...
+
+    @property
+    def access(self) -> WorkerAccess: ...
+
+    @property
+    def queries(self) -> QueryPool: ...
+
+    @property
+    def processor(self) -> LiveProcessor[Any]: ...
+
+    @property
+    def batches(self) -> BatchWriter[Any]: ...
+
+    @property
+    def acks(self) -> InOrderAcks[Any]: ...
+
+    @property
+    def positions(self) -> Mapping[int, int]: ...  # partition -> last offset processed
+
+    @property
+    def started(self) -> float: ...  # time.time() at start
+
+    @property
+    def delay_s(self) -> float: ...  # the last message's time since it was produced
 
 
-def install_views(worker: Worker) -> None:
+def install_views(worker: WorkerView) -> None:
     app = worker.app
 
     @app.page("/health")
@@ -76,7 +115,7 @@ def install_views(worker: Worker) -> None:
 _FAILED_STATUS = {"timeout": 504, "too_large": 413, "memory": 413, "refused": 400}
 
 
-def readiness(worker: Worker) -> str:
+def readiness(worker: WorkerView) -> str:
     """``ok`` when the worker is consuming its events topic, else what it waits for."""
     app = worker.app
     if app.rebalancing:
@@ -89,7 +128,7 @@ def readiness(worker: Worker) -> str:
     return "ok"
 
 
-async def metrics_of(worker: Worker) -> dict[str, Any]:
+async def metrics_of(worker: WorkerView) -> dict[str, Any]:
     counters = worker.processor.counters
     elapsed = max(time.time() - worker.started, 1e-9)
     lag: dict[str, int] = {}
