@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner
 
+from tablewatch.commands.audit import audit
 from tablewatch.commands.sign import sign
 from tablewatch.commands.simulate import simulate
 from tablewatch.config_file import load_config
@@ -65,6 +66,17 @@ def test_simulate_sign(tmp_path: Path) -> None:
     ]
     assert set(ingested(lines, signed / "tables.yaml", keys)) == {"accepted"}
     assert set(ingested(unsigned, signed / "tables.yaml", keys)) == {"rejected"}
+    # the audit judges the signed floor as the unsigned one
+    json_options = ["--format", "json", "--jobs", "1"]
+    audits = [
+        CliRunner().invoke(
+            audit,
+            [str(floor / "events.jsonl"), "--config", str(floor / "tables.yaml"), *json_options],
+        )
+        for floor in (plain, signed)
+    ]
+    assert [a.exit_code for a in audits] == [1, 1]
+    assert audits[0].stdout == audits[1].stdout and audits[0].stdout
 
     # the same seed and the same keys (from the environment): the same bytes, no keys.env
     again = simulated(tmp_path, "again", "--sign", env=keys)
