@@ -84,7 +84,9 @@ for _name in ("count", "card_count", "progressive_accepted", "progressive_chips"
     _VALUE_REASONS[_name] = _COUNT_REASONS
 _ts = attrgetter("ts")
 _MISSING = re.compile(r"missing required field `([^`]+)`")
-_UNKNOWN = re.compile(r"unknown field `([^`]+)`")
+# msgspec's words for a key no event has, with the key as given: any text (empty, holding
+# backticks, line breaks, or " - at `$.seq`"), so read before the path of the message
+_UNKNOWN = re.compile(r"Object contains unknown field `(.*)`", re.DOTALL)
 NESTED_REASON = "bad JSON: nested too deeply (an event is one flat JSON object)"
 _FIELD_SHOWN = 64  # characters of a field name in a rejection (an unknown key may be long)
 _REASON_SHOWN = 300  # characters of a reason
@@ -393,16 +395,16 @@ def encode_event(event: AnyEvent) -> bytes:
 def _rejection(raw: bytes | str, where: str, message: str) -> EventRejected:
     field: str | None = None
     reason = message
-    found = _AT_FIELD.search(message)
-    if found:
+    unknown = _UNKNOWN.fullmatch(message)
+    found = None if unknown else _AT_FIELD.search(message)
+    if unknown:
+        field = unknown.group(1)
+    elif found:
         field = found.group(1) or None
         reason = message[: found.start()]
     else:
-        for pattern in (_MISSING, _UNKNOWN):
-            match = pattern.search(message)
-            if match:
-                field = match.group(1)
-                break
+        missing = _MISSING.search(message)
+        field = missing.group(1) if missing else None
     for prefix, protocol_reason in _VALUE_REASONS.get(field or "", ()):
         if reason.startswith(prefix):
             reason = protocol_reason
