@@ -19,8 +19,10 @@ import urllib.request
 import uuid
 
 from tablewatch.ingest.client import post_events
+from tablewatch.kafka_access import DEFAULT_BOOTSTRAP, KafkaAccess
 from tablewatch.rules.decode import encode_event
 from tablewatch.sim.floor import Floor
+from tablewatch.topics import Topics
 
 
 def free_port() -> int:
@@ -35,7 +37,7 @@ def main() -> int:
     ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--batch", type=int, default=500)
     ap.add_argument("--clients", type=int, default=1)
-    ap.add_argument("--bootstrap", default=os.environ.get("TABLEWATCH_KAFKA", "127.0.0.1:9092"))
+    ap.add_argument("--bootstrap", default=os.environ.get("TABLEWATCH_KAFKA") or DEFAULT_BOOTSTRAP)
     args = ap.parse_args()
 
     raws: list[bytes] = []
@@ -45,11 +47,12 @@ def main() -> int:
             break
     batches = [raws[i : i + args.batch] for i in range(0, len(raws), args.batch)]
     tag = uuid.uuid4().hex[:8]
-    topics = (f"bench-ingest-{tag}", f"bench-ingest-dlq-{tag}")
+    prefix = f"bench-ingest-{tag}-"
+    topics = Topics.prefixed(prefix).names()[:2]  # what ingest writes: events, dead letters
     port = free_port()
     code = "from tablewatch.commands.ingest import serve_ingest; serve_ingest()"
     options = ["--port", str(port), "--bootstrap", args.bootstrap]
-    options += ["--events-topic", topics[0], "--dlq-topic", topics[1]]
+    options += ["--topics-prefix", prefix]
     server = subprocess.Popen([sys.executable, "-c", code, *options], stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -92,7 +95,7 @@ def main() -> int:
         server.wait(60)
         from kafka.admin import KafkaAdminClient  # type: ignore[import-untyped, unused-ignore]
 
-        admin = KafkaAdminClient(bootstrap_servers=args.bootstrap)
+        admin = KafkaAdminClient(**KafkaAccess(args.bootstrap).kafka_python())
         try:
             admin.delete_topics([t for t in topics if t in set(admin.list_topics())])
         finally:

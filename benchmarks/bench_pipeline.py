@@ -37,6 +37,7 @@ from typing import Any
 
 import yaml
 
+from tablewatch.kafka_access import DEFAULT_BOOTSTRAP, KafkaAccess
 from tablewatch.rules.decode import encode_event
 from tablewatch.rules.events import RoundEnd
 from tablewatch.services import (
@@ -48,16 +49,17 @@ from tablewatch.services import (
     worker_query,
 )
 from tablewatch.sim.floor import Floor
+from tablewatch.topics import Topics, table_key
 
-BOOTSTRAP = os.environ.get("TABLEWATCH_KAFKA", "127.0.0.1:9092")
+KAFKA = KafkaAccess()  # main() sets it from --bootstrap
 
 
 def produce(topic: str, events: list[tuple[str, bytes]]) -> None:
     from kafka import KafkaProducer
 
-    producer = KafkaProducer(bootstrap_servers=BOOTSTRAP, acks="all", linger_ms=5)
+    producer = KafkaProducer(**KAFKA.kafka_python(), acks="all", linger_ms=5)
     for table_id, value in events:
-        producer.send(topic, key=table_id.encode(), value=value)
+        producer.send(topic, key=table_key(table_id), value=value)
     producer.flush()
     producer.close()
 
@@ -66,7 +68,7 @@ async def raw_consume(topic: str, count: int) -> float:
     from aiokafka import AIOKafkaConsumer
 
     consumer = AIOKafkaConsumer(
-        topic, bootstrap_servers=BOOTSTRAP, group_id=f"raw-{uuid.uuid4().hex[:6]}",
+        topic, **KAFKA.aiokafka(), group_id=f"raw-{uuid.uuid4().hex[:6]}",
         auto_offset_reset="earliest", enable_auto_commit=False,
     )  # fmt: skip
     await consumer.start()
@@ -101,15 +103,16 @@ def floor_events(events: int, seed: int) -> tuple[Floor, list[tuple[str, bytes, 
 def throughput(root: Path, events: int) -> dict[str, Any]:
     floor, stream = floor_events(events, seed=7)
     prefix = f"bench{uuid.uuid4().hex[:8]}-"
-    create_topics(BOOTSTRAP, prefix)
+    create_topics(KAFKA, prefix)
     config = root / "tables.yaml"
     config.write_text(yaml.safe_dump(floor.config, sort_keys=False))
-    produce(f"{prefix}table-events", [(t, v) for t, v, _ in stream])
+    topic = Topics.prefixed(prefix).events
+    produce(topic, [(t, v) for t, v, _ in stream])
     n = len(stream)
-    raw_rate = asyncio.run(raw_consume(f"{prefix}table-events", n))
+    raw_rate = asyncio.run(raw_consume(topic, n))
     port = free_port()
     args = worker_args(
-        config, bootstrap=BOOTSTRAP, dsn=f"chdb:///{root / 'chdb-throughput'}", web_port=port,
+        config, kafka=KAFKA, dsn=f"chdb:///{root / 'chdb-throughput'}", web_port=port,
         prefix=prefix, data_dir=root / "worker-throughput",
     )  # fmt: skip
     with child_service(
@@ -147,12 +150,12 @@ def latency(root: Path, rate: float, seconds: float) -> dict[str, Any]:
 
     floor, stream = floor_events(int(rate * seconds * 1.2), seed=8)
     prefix = f"lat{uuid.uuid4().hex[:8]}-"
-    create_topics(BOOTSTRAP, prefix)
+    create_topics(KAFKA, prefix)
     config = root / "tables-latency.yaml"
     config.write_text(yaml.safe_dump(floor.config, sort_keys=False))
     port = free_port()
     args = worker_args(
-        config, bootstrap=BOOTSTRAP, dsn=f"chdb:///{root / 'chdb-latency'}", web_port=port,
+        config, kafka=KAFKA, dsn=f"chdb:///{root / 'chdb-latency'}", web_port=port,
         prefix=prefix, data_dir=root / "worker-latency",
     )  # fmt: skip
     produced: dict[tuple[str, str], float] = {}
@@ -182,8 +185,8 @@ def latency(root: Path, rate: float, seconds: float) -> dict[str, Any]:
 
         poller = threading.Thread(target=poll, daemon=True)
         poller.start()
-        producer = KafkaProducer(bootstrap_servers=BOOTSTRAP, acks="all", linger_ms=0)
-        topic = f"{prefix}table-events"
+        producer = KafkaProducer(**KAFKA.kafka_python(), acks="all", linger_ms=0)
+        topic = Topics.prefixed(prefix).events
         started = time.monotonic()
         count = 0
         for index, (table_id, value, event) in enumerate(stream):
@@ -195,7 +198,7 @@ def latency(root: Path, rate: float, seconds: float) -> dict[str, Any]:
             wait = due - (time.monotonic() - started)
             if wait > 0:
                 time.sleep(wait)
-            future = producer.send(topic, key=table_id.encode(), value=value)
+            future = producer.send(topic, key=table_key(table_id), value=value)
             count += 1
             if isinstance(event, RoundEnd):
                 future.get(timeout=30)
@@ -229,7 +232,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only", choices=("throughput", "latency"), help="run one part")
+    parser.add_argument(
+        "--bootstrap",
+        default=os.environ.get("TABLEWATCH_KAFKA") or DEFAULT_BOOTSTRAP,
+        help="Kafka (PLAINTEXT)  [default: $TABLEWATCH_KAFKA or 127.0.0.1:9092]",
+    )
     options = parser.parse_args()
+    global KAFKA
+    KAFKA = KafkaAccess(options.bootstrap)
     with tempfile.TemporaryDirectory(prefix="tw-bench-") as tmp:
         root = Path(tmp)
         results = {}

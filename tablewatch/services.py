@@ -18,7 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-TOPICS = ("table-events", "table-events-dlq", "rounds", "findings")
+from tablewatch.kafka_access import KafkaAccess
+from tablewatch.topics import PARTITIONS, Topics
 
 
 class ServiceFailed(RuntimeError):
@@ -37,7 +38,8 @@ def child_service(
     """``tablewatch ARGS`` as a child process, yielded once ``health_url`` answers.
 
     Stopped with SIGTERM (then SIGKILL after 45 s) when the block ends, unless
-    already dead. Output goes to ``log_path``; ``env`` is added to this process's.
+    already dead. Output goes to ``log_path``; ``env`` is added to this process's
+    (a Kafka password goes there: :meth:`KafkaAccess.child_env`).
     """
     log = log_path.open("ab")
     process = subprocess.Popen(
@@ -75,26 +77,29 @@ def child_service(
 def worker_args(
     config: Path,
     *,
-    bootstrap: str,
+    kafka: KafkaAccess,
     dsn: str,
     web_port: int,
     prefix: str,
     data_dir: Path,
     session_timeout: float = 30.0,
 ) -> list[str]:
+    """``tablewatch worker``'s arguments; its environment needs ``kafka.child_env()``."""
     return [
-        "worker", "--config", str(config), "--bootstrap", bootstrap, "--dsn", dsn,
+        "worker", "--config", str(config), *kafka.child_args(), "--dsn", dsn,
         "--web-port", str(web_port), "--app-id", f"{prefix}worker", "--topics-prefix", prefix,
         "--data-dir", str(data_dir), "--session-timeout", f"{session_timeout:g}",
     ]  # fmt: skip
 
 
-def create_topics(bootstrap: str, prefix: str, partitions: int = 4) -> None:
+def create_topics(kafka: KafkaAccess, prefix: str, partitions: int = PARTITIONS) -> None:
+    """The four topics with ``prefix`` (:meth:`Topics.prefixed`), one replica each."""
     from kafka.admin import KafkaAdminClient, NewTopic
 
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    admin = KafkaAdminClient(**kafka.kafka_python())
     try:
-        admin.create_topics([NewTopic(f"{prefix}{t}", partitions, 1) for t in TOPICS])
+        names = Topics.prefixed(prefix).names()
+        admin.create_topics([NewTopic(name, partitions, 1) for name in names])
     finally:
         admin.close()
 

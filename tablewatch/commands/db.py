@@ -17,8 +17,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from tablewatch.commands.options import dsn_option
 from tablewatch.report import money
-from tablewatch.store.dsn import DEFAULT_DSN, ENV_VAR, DsnError, parse_dsn, redact
+from tablewatch.store.dsn import DsnError, parse_dsn, redact
 from tablewatch.store.query_limits import DEFAULT_SECONDS, QueryLimits
 
 if TYPE_CHECKING:
@@ -29,18 +30,6 @@ if TYPE_CHECKING:
 EXIT_ERROR = 2
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def dsn_option(func: F) -> F:
-    return click.option(
-        "--dsn",
-        envvar=ENV_VAR,
-        default=DEFAULT_DSN,
-        show_default=True,
-        show_envvar=True,
-        help="chdb:///<dir> (embedded; relative to the current directory, "
-        "chdb:////abs for an absolute one) or http(s)://user:pass@host:8123/db.",
-    )(func)
 
 
 def format_option(func: F) -> F:

@@ -2,8 +2,9 @@
 
 Both go through the same step as HTTP bodies (:class:`tablewatch.ingest.service.Ingestor`):
 validate with the rules engine's decoder, drop repeated event_ids, produce the
-accepted events to ``table-events`` (key ``table_id``, value the raw JSON) and
-the rejected ones to ``table-events-dlq``, and wait for Kafka's confirmation.
+accepted events to the events topic (``table-events``: key ``table_id``, value the raw
+JSON) and the rejected ones to the dead-letter topic (``table-events-dlq``), and wait
+for Kafka's confirmation. Both first wait for Kafka to be reachable (``--kafka-wait``).
 """
 
 from __future__ import annotations
@@ -12,10 +13,16 @@ import logging
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from tablewatch.commands.options import (
+    kafka_access_options,
+    kafka_wait_option,
+    topics_prefix_option,
+    wait_for_kafka_or_exit,
+)
 from tablewatch.ingest.batch import MAX_BODY_BYTES, MAX_EVENTS, WINDOW_IDS, Item, Limits, SeenWindow
 from tablewatch.ingest.files import line_blocks
 from tablewatch.ingest.limits import (
@@ -28,7 +35,12 @@ from tablewatch.ingest.limits import (
 )
 from tablewatch.ingest.service import DeliveryFailed, Ingestor
 from tablewatch.ingest.signing import SignatureCheck
+from tablewatch.kafka_access import KafkaAccess
 from tablewatch.rules.decode import OverlongLine
+from tablewatch.topics import Topics
+
+if TYPE_CHECKING:
+    from tablewatch.ingest.kafka_producer import KafkaSink
 
 EXIT_OK, EXIT_NOT_STORED, EXIT_BAD_INPUT = 0, 1, 2
 _JSON_WHITESPACE = b" \t\r\n"
@@ -36,27 +48,44 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _kafka_options(command: F) -> F:
+    """Kafka (servers, security, the wait at start) and the two topics ingest writes."""
     for option in reversed(
         [
-            click.option(
-                "--bootstrap",
-                default="",
-                help="Kafka bootstrap servers  [default: $TABLEWATCH_KAFKA or 127.0.0.1:9092]",
-            ),
+            kafka_access_options,
+            kafka_wait_option,
+            topics_prefix_option,
             click.option(
                 "--events-topic",
+                envvar="TABLEWATCH_EVENTS_TOPIC",
+                show_envvar=True,
                 default="",
-                help="Accepted events' topic  [default: $TABLEWATCH_EVENTS_TOPIC or table-events]",
+                help="Accepted events' topic  [default: PREFIXtable-events]",
             ),
             click.option(
                 "--dlq-topic",
+                envvar="TABLEWATCH_DLQ_TOPIC",
+                show_envvar=True,
                 default="",
-                help="Dead-letter topic  [default: $TABLEWATCH_DLQ_TOPIC or table-events-dlq]",
+                help="Dead-letter topic  [default: PREFIXtable-events-dlq]",
             ),
         ]
     ):
         command = option(command)
     return command
+
+
+def _topics(prefix: str, events_topic: str, dlq_topic: str) -> Topics:
+    topics = Topics.prefixed(prefix)
+    return Topics(events_topic or topics.events, dlq_topic or topics.dead_letters)
+
+
+def _wait_for_kafka(sink: KafkaSink, wait_s: float) -> None:
+    """Until the sink's producer is made (Kafka reachable), else exit 2 with one line."""
+    try:
+        wait_for_kafka_or_exit(sink.settings.access, wait_s, sink.connect)
+    except SystemExit:
+        sink.close()
+        raise
 
 
 @click.command()
@@ -81,7 +110,9 @@ def ingest(
     files: tuple[Path, ...],
     batch_size: int,
     config_path: Path | None,
-    bootstrap: str,
+    kafka: KafkaAccess,
+    kafka_wait: float,
+    topics_prefix: str,
     events_topic: str,
     dlq_topic: str,
 ) -> None:
@@ -92,18 +123,22 @@ def ingest(
     Rejected lines go to the dead-letter topic and are reported on stderr
     (file:line, event_id, field, reason). Exit 0: every line stored or a
     duplicate; 1: Kafka did not confirm (nothing after that batch was sent);
-    2: rejected lines or an unreadable file.
+    2: rejected lines, an unreadable file, or Kafka not reachable at start.
     """
     signatures = _signatures(config_path, "tablewatch ingest")
     from tablewatch.ingest.kafka_producer import KafkaSettings, KafkaSink  # kafka: 0.1 s import
 
-    sink = KafkaSink(KafkaSettings(bootstrap, events_topic, dlq_topic))
+    sink = KafkaSink(KafkaSettings(kafka, _topics(topics_prefix, events_topic, dlq_topic)))
     settings = sink.settings
     ingestor = Ingestor(sink, limits=Limits(max_events=batch_size), signatures=signatures)
     rejected = 0
     code = EXIT_OK
+    waited = False
     try:
         for items in _batches(files, batch_size):
+            if not waited:  # before the first batch: nothing is read from Kafka before
+                _wait_for_kafka(sink, kafka_wait)
+                waited = True
             batch = ingestor.ingest_items(items, "tablewatch ingest")
             for outcome in batch.rejected:
                 rejected += 1
@@ -122,7 +157,8 @@ def ingest(
     counts = ingestor.counters
     click.echo(
         f"{counts.accepted:,} accepted, {counts.duplicates:,} duplicates, {rejected:,} rejected"
-        f" -> {settings.events_topic} (dead letters: {settings.dlq_topic}) at {settings.bootstrap}"
+        f" -> {settings.topics.events} (dead letters: {settings.topics.dead_letters})"
+        f" at {settings.bootstrap}"
     )
     if code == EXIT_OK and rejected:
         code = EXIT_BAD_INPUT
@@ -225,7 +261,9 @@ def serve_ingest(
     host: str,
     port: int,
     config_path: Path | None,
-    bootstrap: str,
+    kafka: KafkaAccess,
+    kafka_wait: float,
+    topics_prefix: str,
     events_topic: str,
     dlq_topic: str,
     window: int,
@@ -237,7 +275,10 @@ def serve_ingest(
     max_waiting: int,
     wait_timeout: float,
 ) -> None:
-    """Serve POST /events (a JSON array of events), GET /health and GET /metrics."""
+    """Serve POST /events (a JSON array of events), GET /health and GET /metrics.
+
+    Kafka must be reachable at start within --kafka-wait seconds, else exit 2.
+    """
     signatures = _signatures(config_path, "tablewatch serve-ingest")
     from tablewatch.ingest.http_server import serve
     from tablewatch.ingest.kafka_producer import KafkaSettings, KafkaSink
@@ -246,8 +287,9 @@ def serve_ingest(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("kafka").setLevel(logging.WARNING)  # its INFO is a line per connection
-    sink = KafkaSink(KafkaSettings(bootstrap, events_topic, dlq_topic))
+    sink = KafkaSink(KafkaSettings(kafka, _topics(topics_prefix, events_topic, dlq_topic)))
     settings = sink.settings
+    _wait_for_kafka(sink, kafka_wait)
     ingestor = Ingestor(
         sink,
         limits=Limits(max_body_bytes=max_body_bytes, max_events=max_events),
@@ -261,9 +303,10 @@ def serve_ingest(
         max_waiting=max_waiting,
         wait_timeout_s=wait_timeout,
     )
+    security = "" if kafka.security_protocol == "PLAINTEXT" else f" ({kafka.describe()})"
     click.echo(
-        f"tablewatch ingest: http://{host}:{port}/events -> {settings.events_topic}"
-        f" (dead letters: {settings.dlq_topic}) at {settings.bootstrap}",
+        f"tablewatch ingest: http://{host}:{port}/events -> {settings.topics.events}"
+        f" (dead letters: {settings.topics.dead_letters}) at {settings.bootstrap}{security}",
         err=True,
     )
     serve(ingestor, host, port, limits)

@@ -26,12 +26,19 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from tablewatch.commands.options import (
+    kafka_access_options,
+    kafka_wait_option,
+    wait_for_kafka_or_exit,
+)
+from tablewatch.kafka_access import KafkaAccess
 from tablewatch.report import money
 from tablewatch.rules.checks.catalog import CHECKS
 from tablewatch.rules.decode import encode_event
 from tablewatch.services import child_service, create_topics, get_json, worker_args, worker_query
 from tablewatch.sim.floor import Floor
 from tablewatch.sim.pacing import paced
+from tablewatch.topics import Topics
 
 SEVERITY_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "cyan"}
 
@@ -43,7 +50,8 @@ SEVERITY_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "lo
 @click.option("--seed", default=1, show_default=True)
 @click.option("--error-rate", default=0.05, show_default=True)
 @click.option("--jackpot-rate", default=0.02, show_default=True)
-@click.option("--bootstrap", envvar="TABLEWATCH_KAFKA", default="127.0.0.1:9092", show_default=True)
+@kafka_access_options
+@kafka_wait_option
 @click.option(
     "--dir",
     "root",
@@ -61,7 +69,8 @@ def live(
     seed: int,
     error_rate: float,
     jackpot_rate: float,
-    bootstrap: str,
+    kafka: KafkaAccess,
+    kafka_wait: float,
     root: Path,
     worker_port: int,
     ingest_port: int,
@@ -76,29 +85,39 @@ def live(
                   jackpot_rate=jackpot_rate)  # fmt: skip
     config = run / "tables.yaml"
     config.write_text(yaml.safe_dump(floor.config, sort_keys=False))
-    create_topics(bootstrap, prefix)
+    wait_for_kafka_or_exit(kafka, kafka_wait)
+    create_topics(kafka, prefix)
+    topics = Topics.prefixed(prefix)
+    child_env = kafka.child_env()  # a password goes there, never on a command line
     console.print(f"[bold]TableWatch live[/] run {run} (topics {prefix}*)")
     with ExitStack() as stack:
         args = worker_args(
-            config, bootstrap=bootstrap, dsn=f"chdb:///{(run / 'chdb').resolve()}",
+            config, kafka=kafka, dsn=f"chdb:///{(run / 'chdb').resolve()}",
             web_port=worker_port, prefix=prefix, data_dir=run / "worker",
         )  # fmt: skip
         worker = stack.enter_context(
-            child_service(args, f"http://127.0.0.1:{worker_port}/health", run / "worker.log")
+            child_service(
+                args, f"http://127.0.0.1:{worker_port}/health", run / "worker.log", env=child_env
+            )
         )
         ingest_args = [
-            "serve-ingest", "--port", str(ingest_port), "--bootstrap", bootstrap,
-            "--events-topic", f"{prefix}table-events", "--dlq-topic", f"{prefix}table-events-dlq",
+            "serve-ingest", "--port", str(ingest_port), *kafka.child_args(),
+            "--topics-prefix", prefix,
         ]  # fmt: skip
         stack.enter_context(
-            child_service(ingest_args, f"http://127.0.0.1:{ingest_port}/health", run / "ingest.log")
+            child_service(
+                ingest_args,
+                f"http://127.0.0.1:{ingest_port}/health",
+                run / "ingest.log",
+                env=child_env,
+            )
         )
         console.print(f"worker pid {worker.pid} and ingest endpoint ready; streaming {tables} "
                       f"tables at {speed:g}x for {seconds:g} s\n")  # fmt: skip
         stop = threading.Event()
         printer = threading.Thread(
             target=_print_findings,
-            args=(console, bootstrap, f"{prefix}findings", stop),
+            args=(console, kafka, topics.findings, stop),
             daemon=True,
         )
         printer.start()
@@ -124,10 +143,12 @@ def _stream(floor: Floor, url: str, speed: float, seconds: float) -> int:
     return sent
 
 
-def _print_findings(console: Console, bootstrap: str, topic: str, stop: threading.Event) -> None:
+def _print_findings(
+    console: Console, kafka: KafkaAccess, topic: str, stop: threading.Event
+) -> None:
     from kafka import KafkaConsumer
 
-    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
+    consumer = KafkaConsumer(topic, **kafka.kafka_python(), auto_offset_reset="earliest",
                              enable_auto_commit=False, consumer_timeout_ms=500)  # fmt: skip
     while not stop.is_set():
         for record in consumer:

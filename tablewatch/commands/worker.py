@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from tablewatch.access.access_file import ENV_VAR as ACCESS_FILE_ENV
 from tablewatch.access.access_file import AccessError
+from tablewatch.commands.options import (
+    dsn_option,
+    kafka_access_options,
+    kafka_wait_option,
+    topics_prefix_option,
+    wait_for_kafka_or_exit,
+)
+from tablewatch.kafka_access import KafkaAccess
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.rules.config import ConfigError
 from tablewatch.store.query_limits import QueryLimits
+from tablewatch.topics import Topics
 
 
 @click.command()
@@ -23,19 +31,9 @@ from tablewatch.store.query_limits import QueryLimits
     type=click.Path(dir_okay=False, path_type=Path),
     help="Table configuration YAML.",
 )
-@click.option(
-    "--bootstrap",
-    envvar="TABLEWATCH_KAFKA",
-    default="127.0.0.1:9092",
-    show_default=True,
-    help="Kafka bootstrap server.",
-)
-@click.option(
-    "--dsn",
-    envvar="TABLEWATCH_DSN",
-    default=None,
-    help="ClickHouse: chdb:///DIR (embedded, default) or http://user:pass@host:8123/db.",
-)
+@kafka_access_options
+@kafka_wait_option
+@dsn_option
 @click.option("--web-port", default=6066, show_default=True, help="Health, metrics, queries.")
 @click.option(
     "--web-host",
@@ -65,6 +63,8 @@ from tablewatch.store.query_limits import QueryLimits
 )
 @click.option(
     "--data-dir",
+    envvar="TABLEWATCH_WORKER_DIR",
+    show_envvar=True,
     default=".data/worker",
     show_default=True,
     type=click.Path(file_okay=False, path_type=Path),
@@ -76,7 +76,7 @@ from tablewatch.store.query_limits import QueryLimits
     show_default=True,
     help="Kafka consumer group and Faust app id.",
 )
-@click.option("--topics-prefix", default="", help="Prefix of every topic name (tests, staging).")
+@topics_prefix_option
 @click.option(
     "--session-timeout",
     default=30.0,
@@ -108,6 +108,7 @@ from tablewatch.store.query_limits import QueryLimits
 @click.option(
     "--log-level",
     envvar="TABLEWATCH_LOG_LEVEL",
+    show_envvar=True,
     type=click.Choice(["DEBUG", "INFO", "WARN", "ERROR"], case_sensitive=False),
     default="WARN",
     show_default=True,
@@ -118,8 +119,9 @@ def worker(
     app_id: str,
     topics_prefix: str,
     session_timeout: float,
-    bootstrap: str,
-    dsn: str | None,
+    kafka: KafkaAccess,
+    kafka_wait: float,
+    dsn: str,
     web_port: int,
     web_host: str,
     access_file: Path | None,
@@ -136,7 +138,8 @@ def worker(
 
     settings = WorkerSettings(
         config_path=config_path,
-        bootstrap=bootstrap,
+        kafka=kafka,
+        dsn=dsn,
         web_port=web_port,
         web_host=web_host,
         access_file=access_file,
@@ -145,21 +148,17 @@ def worker(
         data_dir=data_dir,
         app_id=app_id,
         session_timeout_s=session_timeout,
-        events_topic=f"{topics_prefix}table-events",
-        dlq_topic=f"{topics_prefix}table-events-dlq",
-        rounds_topic=f"{topics_prefix}rounds",
-        findings_topic=f"{topics_prefix}findings",
+        topics=Topics.prefixed(topics_prefix),
         event_loop=event_loop,
         log_level=log_level.upper(),
         query_limits=QueryLimits(seconds=query_seconds),
         query_threads=query_threads,
     )
-    if dsn:
-        settings = replace(settings, dsn=dsn)
     try:
         app = Worker(settings)
     except (ConfigError, AccessError) as exc:
         click.echo(f"tablewatch worker: {exc}", err=True)
         sys.exit(2)
+    wait_for_kafka_or_exit(kafka, kafka_wait)
     sys.argv = [sys.argv[0], "worker"]  # faust's own command line: just "worker"
     app.run()

@@ -7,7 +7,7 @@ of the body), so what is produced to Kafka is the controller's own text.
 Each item is classified:
 
 - **accepted**: a valid protocol event whose ``event_id`` is new; it is to be
-  produced to ``table-events``;
+  produced to the events topic (``table-events``);
 - **duplicate**: a valid event whose ``event_id`` was accepted before (earlier
   in this batch, or in an earlier batch still in the :class:`SeenWindow`);
   answered, never produced again;
@@ -25,7 +25,6 @@ event whose delivery failed is not answered ``duplicate`` when it is re-sent.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -34,12 +33,12 @@ import msgspec
 
 from tablewatch.rules.decode import EventRejected, decode_event, peek_field
 from tablewatch.rules.events import AnyEvent
+from tablewatch.topics import DeadLetter, dead_letter
 
 MAX_BODY_BYTES = 1024 * 1024  # 1 MiB per HTTP body
 MAX_EVENTS = 5_000  # events per batch
 MAX_EVENT_BYTES = 64 * 1024  # one event's raw text (valid events are well under 2 KiB)
 WINDOW_IDS = 1_000_000  # accepted event_ids remembered for duplicate detection
-DLQ_RAW_BYTES = 128 * 1024  # raw text kept in one dead-letter record (escaped: < 1 MiB)
 
 Status = Literal["accepted", "duplicate", "rejected"]
 _FLAT = "a JSON array of flat event objects"
@@ -301,66 +300,7 @@ def result_row(outcome: ItemVerdict) -> dict[str, Any]:
     }
 
 
-# ---- dead letters -----------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DeadLetter:
-    """A record for the dead-letter topic: key (``table_id`` if readable) and JSON value."""
-
-    key: bytes | None
-    value: bytes
-
-
-_DLQ_ENCODER = msgspec.json.Encoder()
-
-
-def dead_letter(
-    *,
-    reason: str,
-    field: str | None,
-    where: str,
-    event_id: str | None,
-    raw: bytes,
-    received_at: str,
-    source: str,
-    table_id: str | None = None,
-    raw_bytes: int | None = None,
-) -> DeadLetter:
-    """The dead-letter record of one refused item or body.
-
-    ``raw`` is kept as UTF-8 text (``raw_encoding: "utf-8"``), or base64 when it
-    is not valid UTF-8; at most :data:`DLQ_RAW_BYTES` of it (``truncated``),
-    so a record stays under Kafka's default 1 MiB message size. ``raw_bytes``:
-    the full size when ``raw`` is only the part of a body that was read.
-    """
-    size = max(len(raw), raw_bytes or 0)
-    kept = raw[:DLQ_RAW_BYTES]
-    try:
-        text = kept.decode("utf-8")
-        encoding = "utf-8"
-    except UnicodeDecodeError as exc:
-        if exc.reason == "unexpected end of data" and len(kept) < size:
-            # the cut split a multi-byte character: drop its head
-            text = kept[: exc.start].decode("utf-8")
-            encoding = "utf-8"
-        else:
-            text = base64.b64encode(kept).decode("ascii")
-            encoding = "base64"
-    record = {
-        "reason": reason,
-        "field": field,
-        "where": where,
-        "event_id": event_id,
-        "table_id": table_id,
-        "raw": text,
-        "raw_encoding": encoding,
-        "raw_bytes": size,
-        "truncated": len(kept) < size,
-        "received_at": received_at,
-        "source": source,
-    }
-    return DeadLetter(table_id.encode() if table_id else None, _DLQ_ENCODER.encode(record))
+# ---- dead letters (the record: tablewatch.topics) ------------------------------
 
 
 def dead_letter_of(rejected: Rejected, received_at: str, source: str) -> DeadLetter:

@@ -40,9 +40,10 @@ from typing import Any, TypeVar
 import msgspec
 from aiohttp import web
 
-from tablewatch.ingest.batch import DLQ_RAW_BYTES, BodyRefused, result_row
+from tablewatch.ingest.batch import BodyRefused, result_row
 from tablewatch.ingest.limits import DEFAULT_SERVER_LIMITS, MAX_CONNECTIONS, ServerLimits
 from tablewatch.ingest.service import DeliveryFailed, Ingestor
+from tablewatch.topics import DLQ_RAW_BYTES
 
 log = logging.getLogger(__name__)
 

@@ -1,10 +1,14 @@
 """Producing accepted events and dead letters to Kafka with kafka-python.
 
-- ``table-events``: key = ``table_id`` (one table, one partition, in order),
-  value = the event's JSON bytes exactly as received (not re-encoded: the
-  controller's text is the evidence).
-- ``table-events-dlq``: key = ``table_id`` when readable, else none; value =
-  the dead-letter record (:func:`tablewatch.ingest.batch.dead_letter`).
+- the events topic (``table-events``): key = ``table_id`` (one table, one
+  partition, in order), value = the event's JSON bytes exactly as received (not
+  re-encoded: the controller's text is the evidence);
+- the dead-letter topic (``table-events-dlq``): key = ``table_id`` when
+  readable, else none; value = the dead-letter record
+  (:func:`tablewatch.topics.dead_letter`).
+
+Names and keys: :mod:`tablewatch.topics`; the broker and how to authenticate to it:
+:class:`~tablewatch.kafka_access.KafkaAccess`.
 
 The producer is idempotent (``enable_idempotence=True``, ``acks="all"``): a
 retry inside the client cannot write an event twice or reorder a partition.
@@ -15,46 +19,33 @@ retry inside the client cannot write an event twice or reorder a partition.
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kafka import KafkaProducer  # type: ignore[import-untyped, unused-ignore]
 
-from tablewatch.ingest.batch import Accepted, DeadLetter
+from tablewatch.ingest.batch import Accepted
 from tablewatch.ingest.sink import Delivery
+from tablewatch.kafka_access import KafkaAccess, host_port
+from tablewatch.topics import DeadLetter, Topics, table_key
 
 log = logging.getLogger(__name__)
-
-EVENTS_TOPIC = "table-events"
-DLQ_TOPIC = "table-events-dlq"
-
-
-def default_bootstrap() -> str:
-    """``$TABLEWATCH_KAFKA``, else 127.0.0.1:9092."""
-    return os.environ.get("TABLEWATCH_KAFKA") or "127.0.0.1:9092"
 
 
 @dataclass(frozen=True, slots=True)
 class KafkaSettings:
-    bootstrap: str = ""  # "" means default_bootstrap()
-    events_topic: str = ""  # "" means $TABLEWATCH_EVENTS_TOPIC or table-events
-    dlq_topic: str = ""  # "" means $TABLEWATCH_DLQ_TOPIC or table-events-dlq
+    access: KafkaAccess = field(default_factory=KafkaAccess)
+    topics: Topics = field(default_factory=Topics)  # ingest writes events and dead_letters
     delivery_timeout_s: float = 30.0  # a batch not confirmed by then has failed
     client_id: str = "tablewatch-ingest"
 
-    def resolved(self) -> KafkaSettings:
-        return KafkaSettings(
-            self.bootstrap or default_bootstrap(),
-            self.events_topic or os.environ.get("TABLEWATCH_EVENTS_TOPIC") or EVENTS_TOPIC,
-            self.dlq_topic or os.environ.get("TABLEWATCH_DLQ_TOPIC") or DLQ_TOPIC,
-            self.delivery_timeout_s,
-            self.client_id,
-        )
+    @property
+    def bootstrap(self) -> str:
+        return self.access.bootstrap
 
 
 class KafkaSink:
@@ -68,7 +59,7 @@ class KafkaSink:
     """
 
     def __init__(self, settings: KafkaSettings | None = None, **producer_config: Any) -> None:
-        self.settings = (settings or KafkaSettings()).resolved()
+        self.settings = settings or KafkaSettings()
         self._extra = producer_config
         self._producer: Any = None
         self._lock = threading.Lock()
@@ -80,7 +71,7 @@ class KafkaSink:
     def _config(self) -> dict[str, Any]:
         timeout_ms = int(self.settings.delivery_timeout_s * 1000)
         config: dict[str, Any] = {
-            "bootstrap_servers": self.settings.bootstrap.split(","),
+            **self.settings.access.kafka_python(),
             "client_id": self.settings.client_id,
             "acks": "all",
             "enable_idempotence": True,
@@ -99,6 +90,16 @@ class KafkaSink:
         if self._producer is None:
             self._producer = KafkaProducer(**self._config())
         return self._producer
+
+    def connect(self, timeout_s: float) -> None:
+        """Make the producer now (it bootstraps: a metadata request, after TLS and SASL),
+        trying for at most ``timeout_s``; raises what kafka-python raises. The wait at
+        start (:func:`tablewatch.kafka_wait.wait_for_kafka`) calls it."""
+        with self._lock:
+            if self._producer is None:
+                config = self._config()
+                config["bootstrap_timeout_ms"] = max(1, int(timeout_s * 1000))
+                self._producer = KafkaProducer(**config)
 
     def _drop(self) -> None:
         producer, self._producer = self._producer, None
@@ -124,19 +125,19 @@ class KafkaSink:
             producer = self._get()
             for event in events:
                 futures.append(
-                    producer.send(s.events_topic, key=event.table_id.encode(), value=event.raw)
+                    producer.send(s.topics.events, key=table_key(event.table_id), value=event.raw)
                 )
             for letter in letters:
                 letter_futures.append(
-                    producer.send(s.dlq_topic, key=letter.key, value=letter.value)
+                    producer.send(s.topics.dead_letters, key=letter.key, value=letter.value)
                 )
         except Exception as exc:  # kafka-python raises its own errors and OSError
-            error = _failure(s.bootstrap, exc)
+            error = self._failure(exc)
         if producer is not None:
             try:  # even after a failed send: what was sent is confirmed or failed
                 producer.flush(timeout=s.delivery_timeout_s + 5)
             except Exception as exc:
-                error = error or _failure(s.bootstrap, exc)
+                error = error or self._failure(exc)
         confirmed = [f.succeeded() for f in futures] + [False] * (len(events) - len(futures))
         letters_ok = sum(1 for f in letter_futures if f.succeeded())
         if error is None:
@@ -147,7 +148,7 @@ class KafkaSink:
                         if future.is_done
                         else "not confirmed in time"
                     )
-                    error = f"Kafka at {s.bootstrap}: {reason}"
+                    error = s.access.redact(f"Kafka at {s.bootstrap}: {reason}")
                     break
         if error is None and letters_ok < len(letters):
             error = f"Kafka at {s.bootstrap}: dead letters not confirmed"
@@ -164,14 +165,18 @@ class KafkaSink:
 
         ``last_error`` is the failure of the last delivery (``None`` once one succeeds).
         """
-        reachable = any(_reachable(server) for server in self.settings.bootstrap.split(","))
+        reachable = any(_reachable(server) for server in self.settings.access.servers)
         return {
             "ok": reachable,
             "bootstrap": self.settings.bootstrap,
             "reachable": reachable,
             "last_error": self.last_error,
             "last_delivery": self.last_delivery,
-            "topics": {"events": self.settings.events_topic, "dlq": self.settings.dlq_topic},
+            "topics": {
+                "events": self.settings.topics.events,
+                "dlq": self.settings.topics.dead_letters,
+            },
+            "security": self.settings.access.status(),
         }
 
     def close(self) -> None:
@@ -180,15 +185,14 @@ class KafkaSink:
             if producer is not None:
                 producer.close(timeout=self.settings.delivery_timeout_s)
 
+    def _failure(self, exc: BaseException) -> str:
+        access = self.settings.access
+        return access.redact(f"Kafka at {access.bootstrap}: {type(exc).__name__}: {exc}")
+
 
 def _reachable(server: str) -> bool:
-    host, _, port = server.strip().rpartition(":")
     try:
-        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=1).close()
+        socket.create_connection(host_port(server), timeout=1).close()
     except (OSError, ValueError):
         return False
     return True
-
-
-def _failure(bootstrap: str, exc: BaseException) -> str:
-    return f"Kafka at {bootstrap}: {type(exc).__name__}: {exc}"

@@ -20,7 +20,6 @@ from tablewatch.ingest.batch import (
     DEFAULT_LIMITS,
     BodyRefused,
     ClassifiedBatch,
-    DeadLetter,
     Item,
     Limits,
     SeenWindow,
@@ -32,6 +31,7 @@ from tablewatch.ingest.batch import (
 from tablewatch.ingest.signing import SignatureCheck, SignatureCounts
 from tablewatch.ingest.sink import Sink
 from tablewatch.rules.events import ms_to_ts
+from tablewatch.topics import DeadLetter
 
 log = logging.getLogger(__name__)
 

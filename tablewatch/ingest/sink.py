@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tablewatch.ingest.batch import Accepted, DeadLetter
+from tablewatch.ingest.batch import Accepted
+from tablewatch.topics import DeadLetter, table_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,7 @@ class MemorySink:
         with self._lock:
             if self.fail is not None:
                 return Delivery([False] * len(events), 0, self.fail)
-            self.events.extend((e.table_id.encode(), e.raw) for e in events)
+            self.events.extend((table_key(e.table_id), e.raw) for e in events)
             self.letters.extend(letters)
             return Delivery([True] * len(events), len(letters))
 

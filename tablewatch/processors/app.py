@@ -69,6 +69,14 @@ class _AsReceived(faust.Schema):  # type: ignore[type-arg]
         return message.value if message.value is not None else b""
 
 
+def broker_settings(settings: WorkerSettings) -> dict[str, Any]:
+    """Faust's ``broker`` and ``broker_credentials``: Faust gives every aiokafka client it
+    makes (the consumer, the state table's consumer, the producer, topic creation) the
+    security parameters of the credentials (:meth:`KafkaAccess.faust_credentials`)."""
+    kafka = settings.kafka
+    return {"broker": kafka.faust_broker(), "broker_credentials": kafka.faust_credentials()}
+
+
 class Worker:
     """The app and everything it holds: processor, store, executor, counters."""
 
@@ -79,7 +87,7 @@ class Worker:
         self.access = WorkerAccess(AccessSettings(settings.web_host, settings.access_file))
         self.app = _App(
             settings.app_id,
-            broker=f"kafka://{settings.bootstrap}",
+            **broker_settings(settings),
             store="memory://",
             topic_partitions=settings.partitions,
             datadir=str(settings.data_dir),
@@ -94,17 +102,18 @@ class Worker:
             broker_session_timeout=settings.session_timeout_s,
             broker_heartbeat_interval=max(1.0, settings.session_timeout_s / 10),
         )
-        self.app.strict_topics = frozenset({settings.events_topic})
+        self.app.strict_topics = frozenset({settings.topics.events})
         raw: dict[str, Any] = {
             "key_type": bytes,
             "value_type": bytes,
             "key_serializer": "raw",
             "value_serializer": "raw",
         }
-        self.events_topic = self.app.topic(settings.events_topic, schema=_AsReceived())
-        self.rounds_topic = self.app.topic(settings.rounds_topic, **raw)
-        self.findings_topic = self.app.topic(settings.findings_topic, **raw)
-        self.dlq_topic = self.app.topic(settings.dlq_topic, **raw)
+        topics = settings.topics
+        self.events_topic = self.app.topic(topics.events, schema=_AsReceived())
+        self.rounds_topic = self.app.topic(topics.rounds, **raw)
+        self.findings_topic = self.app.topic(topics.findings, **raw)
+        self.dlq_topic = self.app.topic(topics.dead_letters, **raw)
         self.state = self.app.Table(
             STATE_TABLE,
             default=None,
@@ -118,7 +127,7 @@ class Worker:
             self.configs,
             self._load_snapshot,
             silence_ms=int(settings.silence_minutes * 60_000),
-            topic=settings.events_topic,
+            topic=settings.topics.events,
         )
         self.store = connect(settings.dsn)
         migrate(self.store)
@@ -215,7 +224,7 @@ class Worker:
         owner (maybe this worker again) reads them again from the committed
         offset and restores the tables from the changelog.
         """
-        partitions = {tp.partition for tp in revoked if tp.topic == self.settings.events_topic}
+        partitions = {tp.partition for tp in revoked if tp.topic == self.settings.topics.events}
         if not partitions:
             return
         await self.flush()

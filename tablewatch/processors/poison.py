@@ -16,14 +16,13 @@ from typing import Any, Final
 
 import msgspec
 
-from tablewatch.ingest.batch import dead_letter
 from tablewatch.rules.events import EVENT_TYPES, AnyEvent, Event
 from tablewatch.store.rows import INT_RANGES
+from tablewatch.topics import worker_dead_letter
 
 ID_MAX = 64  # the protocol's longest id
 _INT64_MIN, _INT64_MAX = INT_RANGES["Int64"]
 _SMALL = 2**16  # an integer field the decoder keeps within 0 to this is not checked again
-_JSON = msgspec.json.Encoder()
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,35 +123,22 @@ def dead_letter_record(
     field: str | None,
     received_at: str,
 ) -> tuple[bytes | None, bytes]:
-    """The dead-letter record of a message the worker did not process (key, value): the
-    ingest's record (``source: "worker"``) with the stage that failed and the message's
-    Kafka coordinates (``topic``, ``partition``, ``offset``)."""
-    table_id, where = origin.table_id, f"partition {origin.partition} offset {origin.offset}"
+    """The dead-letter record of a message the worker did not process (key, value):
+    :func:`tablewatch.topics.worker_dead_letter`, where ``origin`` was read."""
+    where = f"partition {origin.partition} offset {origin.offset}"
     if origin.note:
         where = f"{origin.note} (after {where})"
-    record: dict[str, Any]
-    try:
-        letter = dead_letter(
-            reason=reason,
-            field=field,
-            where=where,
-            event_id=origin.event_id,
-            raw=origin.raw or b"",
-            received_at=received_at,
-            source="worker",
-            table_id=table_id,
-        )
-        key, record = letter.key, msgspec.json.decode(letter.value)
-    except Exception as exc:  # never lose the letter itself
-        key = table_id.encode() if table_id else None
-        record = {
-            "reason": f"{reason} (and its record could not be written whole: {exc!r})",
-            "field": field,
-            "where": where,
-            "event_id": origin.event_id,
-            "table_id": table_id,
-            "received_at": received_at,
-            "source": "worker",
-        }
-    record.update(stage=stage, topic=topic, partition=origin.partition, offset=origin.offset)
-    return key, _JSON.encode(record)
+    letter = worker_dead_letter(
+        topic=topic,
+        partition=origin.partition,
+        offset=origin.offset,
+        stage=stage,
+        reason=reason,
+        field=field,
+        where=where,
+        event_id=origin.event_id,
+        table_id=origin.table_id,
+        raw=origin.raw or b"",
+        received_at=received_at,
+    )
+    return letter.key, letter.value

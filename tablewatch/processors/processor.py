@@ -57,12 +57,12 @@ from tablewatch.store.rows import (
     round_rows,
     row_problem,
 )
+from tablewatch.topics import EVENTS, table_key
 
 log = logging.getLogger("tablewatch.worker")
 Token = TypeVar("Token")
 LoadSnapshot = Callable[[str], bytes | None]
 _JSON = msgspec.json.Encoder()
-EVENTS_TOPIC = "table-events"
 STAGES = ("decode", "judge", "store")  # where a message failed: ProcessorCounters.refused keys
 
 
@@ -146,14 +146,14 @@ class _Built:
 def _build(outcome: RoundResult | Finding, judged_ms: int) -> _Built:
     if isinstance(outcome, RoundResult):
         rows = round_rows(outcome, judged_ms)
-        message = (outcome.table_id.encode(), _JSON.encode(_round_message(outcome)))
+        message = (table_key(outcome.table_id), _JSON.encode(_round_message(outcome)))
         findings: tuple[Finding, ...] = outcome.findings
         round_row: RoundRow | None = rows.round_row
         settlement_rows, finding_rows = rows.settlement_rows, rows.finding_rows
     else:
         findings, round_row, message = (outcome,), None, None
         settlement_rows, finding_rows = (), (finding_row(outcome, judged_ms),)
-    messages = [(f.table_id.encode(), _JSON.encode(f.as_dict())) for f in findings]
+    messages = [(table_key(f.table_id), _JSON.encode(f.as_dict())) for f in findings]
     return _Built(round_row, settlement_rows, finding_rows, message, messages, findings)
 
 
@@ -184,7 +184,7 @@ class LiveProcessor(Generic[Token]):
         *,
         silence_ms: int = 15 * 60_000,
         clock: Callable[[], float] = time.time,
-        topic: str = EVENTS_TOPIC,
+        topic: str = EVENTS,
     ) -> None:
         self._load = load_snapshot
         self.topic = topic  # the events topic: its name is part of a message's coordinates
@@ -431,7 +431,7 @@ class LiveProcessor(Generic[Token]):
             log.error("the finding of %s cannot be stored: %s", where, problem)
             return
         batch.findings.append(row)
-        batch.finding_messages.append((table_id.encode(), _JSON.encode(finding.as_dict())))
+        batch.finding_messages.append((table_key(table_id), _JSON.encode(finding.as_dict())))
         batch.table_findings.append(finding)
         batch.add_span(origin, refusal=True)
         by_check = counters.findings_by_check

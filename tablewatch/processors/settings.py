@@ -1,26 +1,25 @@
-"""The worker's settings: command-line options over environment variables over defaults."""
+"""The worker's settings, as ``tablewatch worker``'s options give them (no environment is read
+here: the options declare their variables)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tablewatch.kafka_access import KafkaAccess
 from tablewatch.store.client import DEFAULT_DSN
 from tablewatch.store.query_limits import QueryLimits
+from tablewatch.topics import PARTITIONS, Topics
 
 
 @dataclass(frozen=True, slots=True)
 class WorkerSettings:
     config_path: Path
-    bootstrap: str = os.environ.get("TABLEWATCH_KAFKA", "127.0.0.1:9092")
-    dsn: str = os.environ.get("TABLEWATCH_DSN", DEFAULT_DSN)
+    kafka: KafkaAccess = field(default_factory=KafkaAccess)  # bootstrap servers, TLS, SASL
+    dsn: str = DEFAULT_DSN
     app_id: str = "tablewatch-worker"
-    events_topic: str = "table-events"
-    dlq_topic: str = "table-events-dlq"
-    rounds_topic: str = "rounds"
-    findings_topic: str = "findings"
-    partitions: int = 4
+    topics: Topics = field(default_factory=Topics)
+    partitions: int = PARTITIONS  # of the events topic, and so of the state table
     web_host: str = "127.0.0.1"  # served on; another host needs an access file
     access_file: Path | None = None  # tokens and roles of /query and /metrics (None: off)
     web_port: int = 6066
@@ -33,4 +32,4 @@ class WorkerSettings:
     # each /query statement's time, rows and memory
     query_limits: QueryLimits = field(default_factory=QueryLimits)
     query_threads: int = 2  # /query statements at once; one more is answered 503
-    data_dir: Path = Path(os.environ.get("TABLEWATCH_WORKER_DIR", ".data/worker"))
+    data_dir: Path = Path(".data/worker")

@@ -122,7 +122,7 @@ def readiness(worker: WorkerView) -> str:
         return "rebalancing"
     if not cast(TableManager, app.tables).recovery.completed.is_set():
         return "restoring state"
-    topic = worker.settings.events_topic
+    topic = worker.settings.topics.events
     if not any(tp.topic == topic for tp in app.consumer.assignment()):
         return "no partitions assigned"
     return "ok"
@@ -136,7 +136,7 @@ async def metrics_of(worker: WorkerView) -> dict[str, Any]:
     consumer = worker.app.consumer
     committed = getattr(consumer, "_committed_offset", {})
     for tp in consumer.assignment():
-        if tp.topic != worker.settings.events_topic:
+        if tp.topic != worker.settings.topics.events:
             continue
         high = consumer.highwater(tp)
         done = worker.positions.get(tp.partition, -1)

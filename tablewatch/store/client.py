@@ -64,7 +64,7 @@ class StoreBusy(StoreError):
 
 
 def connect(dsn: str | None = None) -> Client:
-    """A client for ``dsn`` (default: ``$TABLEWATCH_DSN`` or ``chdb:///.data/tablewatch``).
+    """A client for ``dsn`` (default: ``chdb:///.data/tablewatch``).
 
     An embedded store's directory is created if missing. Close the client
     when done (``with connect(dsn) as client:`` or :func:`open_store`): with

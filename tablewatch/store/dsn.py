@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-ENV_VAR = "TABLEWATCH_DSN"
+ENV_VAR = "TABLEWATCH_DSN"  # of the commands' --dsn option
 DEFAULT_DSN = "chdb:///.data/tablewatch"
 
 CHDB_PREFIX = "chdb:///"
@@ -43,8 +43,9 @@ Dsn = EmbeddedDsn | ServerDsn
 
 
 def default_dsn() -> str:
-    """``$TABLEWATCH_DSN`` when set (and not empty), else :data:`DEFAULT_DSN`."""
-    return os.environ.get(ENV_VAR) or DEFAULT_DSN
+    """:data:`DEFAULT_DSN`: the store when none is named. Commands name one (``--dsn``,
+    whose environment variable is :data:`ENV_VAR`); nothing here reads the environment."""
+    return DEFAULT_DSN
 
 
 def parse_dsn(dsn: str, cwd: Path | None = None) -> Dsn:

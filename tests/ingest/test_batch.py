@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tablewatch.ingest.batch import (
-    DLQ_RAW_BYTES,
     Accepted,
     BodyRefused,
     Duplicate,
@@ -19,12 +18,12 @@ from tablewatch.ingest.batch import (
     Rejected,
     check_body,
     classify,
-    dead_letter,
     dead_letter_of,
     dead_letter_of_body,
     result_row,
     split_body,
 )
+from tablewatch.topics import DLQ_RAW_BYTES, dead_letter
 from tests.ingest.events import array, edited, table_events
 
 

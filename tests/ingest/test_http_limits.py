@@ -19,11 +19,12 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tablewatch.ingest.batch import Accepted, DeadLetter, Limits
+from tablewatch.ingest.batch import Accepted, Limits
 from tablewatch.ingest.http_server import Served, _Inflater, start
 from tablewatch.ingest.limits import ServerLimits
 from tablewatch.ingest.service import Ingestor
 from tablewatch.ingest.sink import Delivery, MemorySink
+from tablewatch.topics import DeadLetter
 from tests.ingest.events import array, edited, table_events
 
 FAST = ServerLimits(header_timeout_s=0.5, body_timeout_s=0.5)

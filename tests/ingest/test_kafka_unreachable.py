@@ -9,6 +9,7 @@ import pytest
 
 from tablewatch.ingest.kafka_producer import KafkaSettings, KafkaSink
 from tablewatch.ingest.service import DeliveryFailed, Ingestor
+from tablewatch.kafka_access import KafkaAccess
 from tests.ingest.events import array, table_events
 
 
@@ -21,7 +22,7 @@ def closed_port() -> int:
 
 def test_no_broker_fails_the_batch_within_the_timeout() -> None:
     bootstrap = f"127.0.0.1:{closed_port()}"
-    sink = KafkaSink(KafkaSettings(bootstrap, delivery_timeout_s=1.0))
+    sink = KafkaSink(KafkaSettings(KafkaAccess(bootstrap), delivery_timeout_s=1.0))
     ingestor = Ingestor(sink)
     started = time.monotonic()
     with pytest.raises(DeliveryFailed) as info:

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from tablewatch.ingest.batch import Accepted, BodyRefused, DeadLetter, Limits, SeenWindow
+from tablewatch.ingest.batch import Accepted, BodyRefused, Limits, SeenWindow
 from tablewatch.ingest.service import DeliveryFailed, Ingestor
 from tablewatch.ingest.sink import Delivery, MemorySink
+from tablewatch.topics import DeadLetter
 from tests.ingest.events import array, edited, table_events
 
 NOW = "2026-11-29T21:00:00.000Z"

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from tablewatch.kafka_access import KafkaAccess
 from tablewatch.rules.decode import encode_event
 from tablewatch.services import (
     child_service,
@@ -55,7 +56,8 @@ class Deployment:
         ``extra_args``: more options of ``tablewatch worker``."""
         port = self.port_of(instance)
         args = worker_args(
-            config, bootstrap=self.bootstrap, dsn=f"chdb:///{self.root / f'chdb{instance}'}",
+            config, kafka=KafkaAccess(self.bootstrap),
+            dsn=f"chdb:///{self.root / f'chdb{instance}'}",
             web_port=port, prefix=self.prefix, data_dir=self.root / f"worker{instance}",
             session_timeout=6,
         ) + list(extra_args)  # fmt: skip
@@ -98,8 +100,7 @@ class Deployment:
     def ingest(self, events_file: Path) -> None:
         subprocess.run(
             [sys.executable, "-m", "tablewatch.cli", "ingest", str(events_file),
-             "--bootstrap", self.bootstrap, "--events-topic", f"{self.prefix}table-events",
-             "--dlq-topic", f"{self.prefix}table-events-dlq"],
+             "--bootstrap", self.bootstrap, "--topics-prefix", self.prefix],
             check=True, capture_output=True, timeout=300,
         )  # fmt: skip
 
@@ -125,7 +126,7 @@ class Deployment:
 
 def new_deployment(bootstrap: str, root: Path, web_port: int) -> Deployment:
     deployment = Deployment(bootstrap, root, f"t{uuid.uuid4().hex[:10]}-", web_port)
-    create_topics(bootstrap, deployment.prefix)
+    create_topics(KafkaAccess(bootstrap), deployment.prefix)
     return deployment
 
 

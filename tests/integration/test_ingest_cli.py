@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from tablewatch.commands.ingest import ingest
-from tablewatch.ingest.kafka_producer import DLQ_TOPIC, EVENTS_TOPIC
+from tablewatch.topics import DEAD_LETTERS, EVENTS, table_key
 from tests.ingest.events import edited, table_events
 from tests.ingest.kafka_topics import end_offsets, read_between
 
@@ -23,18 +23,18 @@ def test_ingest_file(kafka_bootstrap: str, tmp_path: Path) -> None:
     lines = [*good[:6], b"", edited(good[6], bet="bet9"), good[2], *good[7:]]
     path = tmp_path / "shift.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
-    events_start = end_offsets(kafka_bootstrap, EVENTS_TOPIC)
-    dlq_start = end_offsets(kafka_bootstrap, DLQ_TOPIC)
+    events_start = end_offsets(kafka_bootstrap, EVENTS)
+    dlq_start = end_offsets(kafka_bootstrap, DEAD_LETTERS)
 
     result = CliRunner().invoke(ingest, [str(path), "--bootstrap", kafka_bootstrap, "--batch", "4"])
     assert result.exit_code == 2, result.output
-    assert result.stdout.startswith("12 accepted, 1 duplicates, 1 rejected -> table-events")
+    assert result.stdout.startswith(f"12 accepted, 1 duplicates, 1 rejected -> {EVENTS}")
     assert result.stderr.splitlines() == [
         f"rejected: {path}:8 (event_id {table}-e7): field `bet`: Invalid enum value 'bet9'"
     ]
 
-    records = [r for r in read_between(kafka_bootstrap, EVENTS_TOPIC, events_start)]
-    assert [r.value for r in records if r.key == table.encode()] == [*good[:6], *good[7:]]
-    letters = [json.loads(r.value) for r in read_between(kafka_bootstrap, DLQ_TOPIC, dlq_start)]
+    records = [r for r in read_between(kafka_bootstrap, EVENTS, events_start)]
+    assert [r.value for r in records if r.key == table_key(table)] == [*good[:6], *good[7:]]
+    letters = [json.loads(r.value) for r in read_between(kafka_bootstrap, DEAD_LETTERS, dlq_start)]
     ours = [d for d in letters if d["table_id"] == table]
     assert [(d["where"], d["field"]) for d in ours] == [(f"{path}:8", "bet")]

@@ -26,11 +26,13 @@ import pytest
 
 from tablewatch.ingest.client import PostFailed, post_events
 from tablewatch.ingest.http_server import start
-from tablewatch.ingest.kafka_producer import DLQ_TOPIC, EVENTS_TOPIC, KafkaSettings, KafkaSink
+from tablewatch.ingest.kafka_producer import KafkaSettings, KafkaSink
 from tablewatch.ingest.limits import DEFAULT_SERVER_LIMITS, ServerLimits
 from tablewatch.ingest.service import Ingestor
+from tablewatch.kafka_access import KafkaAccess
 from tablewatch.rules.decode import decode_event, encode_event
 from tablewatch.sim.floor import Floor
+from tablewatch.topics import DEAD_LETTERS, EVENTS, table_key
 from tests.ingest.events import array, edited, table_events
 from tests.ingest.kafka_topics import Record, end_offsets, read_between
 
@@ -62,7 +64,7 @@ def running(ingestor: Ingestor, limits: ServerLimits = DEFAULT_SERVER_LIMITS) ->
 
 @pytest.fixture(scope="module")
 def server(kafka_bootstrap: str) -> Iterator[Server]:
-    ingestor = Ingestor(KafkaSink(KafkaSettings(kafka_bootstrap)))
+    ingestor = Ingestor(KafkaSink(KafkaSettings(KafkaAccess(kafka_bootstrap))))
     with running(ingestor) as url:
         yield Server(url, ingestor)
 
@@ -76,14 +78,14 @@ class Topics:
     dlq_start: dict[int, int]
 
     def events(self, tables: set[str]) -> list[Record]:
-        keys = {t.encode() for t in tables}
-        records = read_between(self.bootstrap, EVENTS_TOPIC, self.events_start)
+        keys = {table_key(t) for t in tables}
+        records = read_between(self.bootstrap, EVENTS, self.events_start)
         return [r for r in records if r.key in keys]
 
     def dead_letters(self, marker: str) -> list[dict[str, Any]]:
         """DLQ records whose raw text or table_id contains ``marker``."""
         out = []
-        for r in read_between(self.bootstrap, DLQ_TOPIC, self.dlq_start):
+        for r in read_between(self.bootstrap, DEAD_LETTERS, self.dlq_start):
             record = json.loads(r.value)
             if marker in record["raw"] or marker in (record["table_id"] or ""):
                 out.append({**record, "_key": r.key})
@@ -94,8 +96,8 @@ class Topics:
 def topics(kafka_bootstrap: str) -> Topics:
     return Topics(
         kafka_bootstrap,
-        end_offsets(kafka_bootstrap, EVENTS_TOPIC),
-        end_offsets(kafka_bootstrap, DLQ_TOPIC),
+        end_offsets(kafka_bootstrap, EVENTS),
+        end_offsets(kafka_bootstrap, DEAD_LETTERS),
     )
 
 
@@ -200,7 +202,7 @@ def test_rejections_are_answered_and_dead_lettered(server: Server, topics: Topic
         ("item 2", f"{table}-e3", "type", "unknown event type 'tip'"),
         ("item 4", f"{table}-e4", "amount", "Expected `int` >= 1"),
     ]
-    assert all(d["_key"] == table.encode() for d in letters)
+    assert all(d["_key"] == table_key(table) for d in letters)
     assert letters[0]["raw"] == edited(good[1], seq="seven").decode()
     assert all(d["received_at"].endswith("Z") for d in letters)
 
@@ -289,7 +291,7 @@ def test_hostile_items_are_rejected_with_reasons_and_never_produced(
     letters = topics.dead_letters(table)
     assert len(letters) == len(hostile)
     assert {d["where"] for d in letters} == {f"item {i}" for i in range(1, len(hostile) + 1)}
-    assert all(d["reason"] and d["_key"] == table.encode() for d in letters)
+    assert all(d["reason"] and d["_key"] == table_key(table) for d in letters)
     assert [r.value for r in topics.events({table})] == [good[0], good[4]]
 
     status, reply = post_raw(f"{server.url}/events", b"[" * DEEP + b"]" * DEEP)
@@ -327,7 +329,7 @@ def test_concurrent_large_posts_are_answered_in_time_and_stored_exactly_once(
     batches = [events[i : i + 400] for i in range(0, len(events), 400)][:48]
     assert len(batches) >= 40
     limits = ServerLimits(max_waiting=3, wait_timeout_s=2)
-    ingestor = Ingestor(KafkaSink(KafkaSettings(kafka_bootstrap)))
+    ingestor = Ingestor(KafkaSink(KafkaSettings(KafkaAccess(kafka_bootstrap))))
     answers: list[tuple[int, float]] = []
     with running(ingestor, limits) as url:
 

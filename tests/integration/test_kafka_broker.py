@@ -11,6 +11,7 @@ from kafka.admin import KafkaAdminClient
 
 from tablewatch.rules.decode import decode_event, encode_event
 from tablewatch.script import TableScript
+from tablewatch.topics import EVENTS, NAMES, table_key
 
 pytestmark = pytest.mark.integration
 
@@ -21,7 +22,7 @@ def test_topics_exist(kafka_bootstrap: str) -> None:
         topics = set(admin.list_topics())
     finally:
         admin.close()
-    assert {"table-events", "table-events-dlq", "rounds", "findings"} <= topics
+    assert set(NAMES) <= topics  # deploy/kafka.sh topics made them
 
 
 def test_events_round_trip_in_order(kafka_bootstrap: str) -> None:
@@ -33,12 +34,12 @@ def test_events_round_trip_in_order(kafka_bootstrap: str) -> None:
         script.wager(2, bet, 2500)
     producer = KafkaProducer(bootstrap_servers=kafka_bootstrap, acks="all")
     metas = [
-        producer.send("table-events", key=table.encode(), value=encode_event(e)).get(timeout=30)
+        producer.send(EVENTS, key=table_key(table), value=encode_event(e)).get(timeout=30)
         for e in script.events
     ]
     producer.close()
     assert len({m.partition for m in metas}) == 1, "one table, one partition"
-    tp = TopicPartition("table-events", metas[0].partition)
+    tp = TopicPartition(EVENTS, metas[0].partition)
     consumer = KafkaConsumer(bootstrap_servers=kafka_bootstrap, enable_auto_commit=False)
     consumer.assign([tp])
     consumer.seek(tp, metas[0].offset)
@@ -46,6 +47,6 @@ def test_events_round_trip_in_order(kafka_bootstrap: str) -> None:
     while len(received) < len(metas):
         batch = consumer.poll(timeout_ms=10_000)
         assert batch, "no message within 10 s"
-        received += [r for records in batch.values() for r in records if r.key == table.encode()]
+        received += [r for records in batch.values() for r in records if r.key == table_key(table)]
     consumer.close()
     assert [decode_event(r.value) for r in received] == script.events

@@ -39,6 +39,7 @@ from tablewatch.rules.decode import encode_event
 from tablewatch.rules.events import AnyEvent, Meter, RoundEnd, RoundEvent
 from tablewatch.services import free_port
 from tablewatch.sim.floor import Floor
+from tablewatch.topics import Topics, table_key
 from tests.ingest.kafka_topics import read_between
 from tests.integration.pipeline import Deployment, new_deployment
 
@@ -141,7 +142,7 @@ def plan(floor: Floor) -> Plan:
             lost = f"seq jumped from {last} to {event.seq}: {event.seq - last - 1} event(s) lost"
             gaps.append((table, round_id_of(event), lost))
             waiting_gap[table] = False
-        messages.append((table.encode(), encode_event(event), None))
+        messages.append((table_key(table), encode_event(event), None))
         last_seq[table] = max(last_seq.get(table, 0), event.seq)
         if type(event) is not RoundEnd:
             continue
@@ -149,7 +150,7 @@ def plan(floor: Floor) -> Plan:
         ends[table] += 1
         if ends[table] >= 3 and ends[table] % 2 == 1 and mine[table]:
             poison = poison_kinds(table, last_seq[table] + 1)[mine[table].pop(0)]
-            messages.append((table.encode(), poison.raw, poison))
+            messages.append((table_key(table), poison.raw, poison))
             poisons.append((table, poison))
             if poison.table_readable:
                 expected.add((table, "", "EVENT_NOT_PROCESSED"))
@@ -195,11 +196,11 @@ def test_no_message_stops_the_worker(kafka_bootstrap: str, tmp_path: Path) -> No
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
     half = len(the_plan.messages) // 2
     messages = the_plan.messages[:half]
-    messages += [(MONTHS_TABLE.encode(), raw, None) for raw in months_table()]
+    messages += [(table_key(MONTHS_TABLE), raw, None) for raw in months_table()]
     messages += the_plan.messages[half:]
     deployment = new_deployment(kafka_bootstrap, tmp_path, free_port())
-    topic = f"{deployment.prefix}table-events"
-    dlq = f"{deployment.prefix}table-events-dlq"
+    topics = Topics.prefixed(deployment.prefix)
+    topic, dlq = topics.events, topics.dead_letters
     with deployment.worker(config_path) as worker:
         producer = KafkaProducer(
             bootstrap_servers=kafka_bootstrap, acks="all", enable_idempotence=True,

@@ -17,8 +17,9 @@ from faust.types.tuples import ConsumerMessage
 
 from tablewatch.processors.commit_guards import CommitGuardedConsumer
 from tablewatch.processors.stepped_delivery import SteppedDeliveryApp
+from tablewatch.topics import EVENTS as EVENTS_TOPIC
 
-EVENTS = "table-events"  # the app's strict topic, as the worker's events topic
+EVENTS = EVENTS_TOPIC  # the app's strict topic, as the worker's events topic
 OTHER = "some-changelog"  # any other topic: Faust's own rules apply
 
 C = TypeVar("C", bound=CommitGuardedConsumer)

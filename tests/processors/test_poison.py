@@ -27,6 +27,7 @@ from tablewatch.rules.events import AnyEvent, Meter, RoundEnd, RoundStart, Wager
 from tablewatch.sim.floor import Floor
 from tablewatch.store.rows import RoundRows
 from tablewatch.store.rows import round_rows as real_round_rows
+from tablewatch.topics import EVENTS
 from tests.processors.test_processor import PARTITIONS, FakeDeployment, Message, audited
 
 Token = tuple[int, int]
@@ -193,7 +194,7 @@ def test_every_kind_of_poison_is_dead_lettered_and_the_floor_judged_as_without_i
     assert [(r["partition"], r["offset"]) for r in deployment.letters] == placed
     for (name, _, readable), letter in zip(kinds, deployment.letters, strict=True):
         assert letter["stage"] == "decode", name
-        assert letter["topic"] == "table-events" and letter["source"] == "worker"
+        assert letter["topic"] == EVENTS and letter["source"] == "worker"
         assert letter["reason"], name
         assert letter["table_id"] == (table_id if readable else None), name
     assert processor.counters.refused == {"decode": len(kinds), "judge": 0, "store": 0}
@@ -204,7 +205,7 @@ def test_every_kind_of_poison_is_dead_lettered_and_the_floor_judged_as_without_i
     assert len(found) == len(expected)
     messages = " | ".join(str(r[10]) for r in found)
     for partition, offset in expected:
-        assert f"table-events partition {partition} offset {offset} " in messages
+        assert f"{EVENTS} partition {partition} offset {offset} " in messages
     assert {(r[1], r[2], r[4], r[5]) for r in found} == {
         (table_id, "", "critical", "CONTROLLER_PROTOCOL v1")
     }

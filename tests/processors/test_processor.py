@@ -19,6 +19,7 @@ from tablewatch.rules.config import TableConfig, parse_config
 from tablewatch.rules.decode import encode_event
 from tablewatch.sim.floor import Floor
 from tablewatch.store.rows import finding_id
+from tablewatch.topics import EVENTS
 
 Message = tuple[int, int, bytes]  # partition, offset, value
 PARTITIONS = 4
@@ -193,7 +194,7 @@ def test_bad_message_goes_to_dead_letters_and_is_acked() -> None:
     )
     assert (record["stage"], record["topic"], record["partition"], record["offset"]) == (
         "decode",
-        "table-events",
+        EVENTS,
         0,
         0,
     )

@@ -54,11 +54,12 @@ def test_bad_dsns_are_refused(dsn: str) -> None:
         parse_dsn(dsn)
 
 
-def test_default_dsn_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(ENV_VAR, raising=False)
-    assert default_dsn() == DEFAULT_DSN == "chdb:///.data/tablewatch"
+def test_the_default_dsn_is_not_read_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The environment is the --dsn option's (TABLEWATCH_DSN), not the store's."""
     monkeypatch.setenv(ENV_VAR, "http://h:8123/db")
-    assert default_dsn() == "http://h:8123/db"
+    assert default_dsn() == DEFAULT_DSN == "chdb:///.data/tablewatch"
 
 
 def test_passwords_are_redacted() -> None:
