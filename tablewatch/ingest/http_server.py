@@ -270,7 +270,22 @@ async def _read_body(
     """The body, decompressed (when ``decompress``: else aiohttp did), and None; or its
     first part and why it exceeds ``limit`` bytes, once that is known. Raises
     :class:`BodyRefused` for a Content-Encoding other than gzip or deflate, or
-    compressed data that does not decompress."""
+    compressed data that does not decompress, whoever decompresses it: aiohttp does under
+    a plain runner, and then tells the handler with a ``RequestPayloadError``."""
+    try:
+        return await _read_decompressed(request, limit, decompress)
+    except web.RequestPayloadError as exc:
+        _Inflater.of(request, limit)  # an encoding other than gzip or deflate: 415
+        coding = request.headers.get("Content-Encoding", "").strip().lower()
+        what = f"{coding} data" if coding not in ("", "identity") else "body"
+        lines = str(exc).strip().splitlines()  # "400, message:\n  Can not decode ..."
+        detail = lines[-1].strip() if lines else type(exc).__name__
+        raise BodyRefused("malformed", f"bad {what}: {detail}") from None
+
+
+async def _read_decompressed(
+    request: web.Request, limit: int, decompress: bool
+) -> tuple[bytes, str | None]:
     inflater = _Inflater.of(request, limit) if decompress else None
     size = request.content_length
     if size is not None and size > limit:  # a declared oversize: read only a sample
