@@ -68,6 +68,13 @@ _CHILDREN = re.compile(r" \(children \d+\)$")
 _CTE = re.compile(r"(?:\bWITH|,)\s+(`[^`]+`|[A-Za-z_][A-Za-z_0-9]*)\s+AS\s+\(", re.IGNORECASE)
 _FORMAT = re.compile(r"\bFORMAT\s+\w+\s*$", re.IGNORECASE)
 _OUTFILE = re.compile(r"\bINTO\s+OUTFILE\b", re.IGNORECASE)
+# SHOW DATABASES, CLUSTERS, DICTIONARIES, MERGES, ... parse as ShowTables too, and read the
+# engine's system tables: of the SHOW statements only SHOW [FULL] TABLES is a reader's.
+_SHOW = re.compile(r"\s*SHOW\b", re.IGNORECASE)
+_SHOW_TABLES = re.compile(r"\s*SHOW\s+(?:FULL\s+)?TABLES\b", re.IGNORECASE)
+# The engine's guess at a table it does not know ("Maybe you meant canary.secrets?") names
+# tables of any database: left out of what the caller is told.
+_TABLE_HINT = re.compile(r" ?Maybe you meant [^\s?]+\?")
 MAX_SQL_LENGTH = 100_000
 
 
@@ -163,6 +170,9 @@ class ReadOnlyReader:
             raise QueryRefused("INTO OUTFILE writes a file")
         if _FORMAT.search(code):
             raise QueryRefused("FORMAT is the reader's to choose")
+        if _SHOW.match(code) and not _SHOW_TABLES.match(code):
+            shown = " ".join(code.split()[:2])
+            raise QueryRefused(f"of the SHOW statements only SHOW TABLES; not {shown}")
         try:
             tree = [row[0] for row in self._query(f"EXPLAIN AST {canonical}").result_rows]
         except ClickHouseError as exc:
@@ -225,9 +235,18 @@ class ReadOnlyReader:
         refusal = f"{name} is not readable: only the product's tables and views ({_readable(also)})"
         if dot and database != self.database:
             return refusal
-        if table in READABLE or table in also or (not dot and table in ctes):
+        if table in READABLE or table in also:
             return None
+        if not dot and table in ctes and not self._is_table(table):
+            return None  # a CTE's name, where the database has no table of that name
         return refusal
+
+    def _is_table(self, name: str) -> bool:
+        """Whether the product's database holds a table, view or dictionary ``name``. A
+        name a CTE of the statement also has (or a window: ``_cte_names`` reads the text)
+        still reads that table wherever no such CTE is in scope."""
+        query = "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = "
+        return bool(self._query(query + _string_literal(name)).result_rows[0][0])
 
     def _query(self, sql: str) -> Any:
         return self.client.query(sql, settings=self._settings)
@@ -334,4 +353,4 @@ def _setting_literal(value: Any) -> str:
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    return _TABLE_HINT.sub("", text.splitlines()[0]) if text else type(exc).__name__
