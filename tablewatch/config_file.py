@@ -10,7 +10,8 @@ from tablewatch.rules.config import ConfigError, TableConfig, parse_config
 
 
 def load_config(path: Path) -> dict[str, TableConfig]:
-    """Read and validate ``path``; raises :class:`ConfigError` with the reason."""
+    """Read and validate ``path``; raises :class:`ConfigError` with every problem, each
+    prefixed with the file."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -22,7 +23,7 @@ def load_config(path: Path) -> dict[str, TableConfig]:
     try:
         return parse_config(document)
     except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise exc.within(str(path)) from None
 
 
 def yaml_problem(path: Path, exc: yaml.YAMLError) -> str:

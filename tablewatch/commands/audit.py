@@ -93,7 +93,8 @@ def audit(files: tuple[Path, ...], config_path: Path, fmt: str, jobs_option: int
     try:
         configs = load_config(config_path)
     except ConfigError as exc:
-        err.print(f"tablewatch audit: {exc}", markup=False, soft_wrap=True)
+        for problem in exc.problems:
+            err.print(f"tablewatch audit: {problem}", markup=False, soft_wrap=True)
         sys.exit(EXIT_BAD_INPUT)
     counts: Counter[str] = Counter()
     rejected = 0

@@ -53,3 +53,22 @@ def test_every_kind_of_yaml_error_is_placed(
     assert what in message
     assert "<unicode string>" not in message
     assert "\n" not in message
+
+
+def test_every_problem_is_a_line_naming_the_file_table_key_and_rule(tmp_path: Path) -> None:
+    config = tmp_path / "tables.yaml"
+    config.write_text(
+        "tables:\n"
+        "  LIR-07: {game: let_it_ride, paytables: {main: C}, payout_limit: 100}\n"
+        "  FCP-02: {game: four_card_poker, paytables: {aces_up: Z}}\n"
+    )
+    code, err = _audit(config)
+    assert code == 2
+    assert err.splitlines() == [
+        f"tablewatch audit: {config}: table LIR-07: paytables.main: 'C' is not a pay table of "
+        "§ 643a.12(a) (choose one of A, B)",
+        f"tablewatch audit: {config}: table LIR-07: payout_limit $1.00 is under the "
+        "$50,000.00 minimum per hand (§ 643a.12(e))",
+        f"tablewatch audit: {config}: table FCP-02: paytables.aces_up: 'Z' is not a pay "
+        "table of § 641a.12(c) (choose one of A, B, C, D, E, F)",
+    ]

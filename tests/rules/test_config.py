@@ -127,3 +127,111 @@ def test_top_level_shape() -> None:
         parse_config({"table": {}})
     with pytest.raises(ConfigError):
         parse_config([1])
+
+
+def _problems(document: dict[str, Any]) -> list[str]:
+    with pytest.raises(ConfigError) as refused:
+        parse_config(document)
+    assert str(refused.value) == "\n".join(refused.value.problems)
+    return list(refused.value.problems)
+
+
+def test_every_problem_of_every_table_is_reported() -> None:
+    problems = _problems(
+        {
+            "tables": {
+                "LIR-07": lir(
+                    paytables={"main": "C", "three_card_bonus": "G", "bogus": "A"},
+                    payout_limit=100,
+                    colour="red",
+                ),
+                "GOOD": lir(),
+                "FCP-02": {
+                    "game": "four_card_poker",
+                    "paytables": {"aces_up": "Z", "progressive": "A"},
+                    "progressive_reset": -5,
+                    "payout_limit": 5_000_000,
+                },
+                "X-1": {"game": "blackjack"},
+                "X-2": {"paytables": {"main": "A"}},
+            }
+        }
+    )
+    assert problems == [
+        "table LIR-07: unknown key `colour` (a table's keys: game, paytables, "
+        "counting_shuffler, payout_limit, progressive_reset, progressive_rate, dealing, pit, "
+        "cameras, signing, keys)",
+        "table LIR-07: paytables.main: 'C' is not a pay table of § 643a.12(a) (choose one of A, B)",
+        "table LIR-07: paytables.three_card_bonus: 'G' is not a pay table of § 643a.12(c) "
+        "(choose one of A, B, C, D, E, F)",
+        "table LIR-07: paytables.bogus: let_it_ride has no such wager (known: five_card_bonus, "
+        "main, progressive, three_card_bonus, five_card_progressive, five_card_hand_bonus, "
+        "six_card_bonus, five_card_envy; 58 Pa. Code ch. 643a)",
+        "table LIR-07: payout_limit $1.00 is under the $50,000.00 minimum per hand (§ 643a.12(e))",
+        "table FCP-02: paytables.aces_up: 'Z' is not a pay table of § 641a.12(c) "
+        "(choose one of A, B, C, D, E, F)",
+        "table FCP-02: progressive_reset must not be negative (§ 641a.12(d)(3))",
+        "table FCP-02: paytables.envy is required with the progressive wager: the casino "
+        "selects Envy Bonus table A or B (§ 641a.12(d)(5))",
+        "table FCP-02: payout_limit applies to Let It Ride only (§ 643a.12(e))",
+        "table X-1: game 'blackjack' is not one this service audits (four_card_poker, "
+        "let_it_ride: 58 Pa. Code ch. 641a, ch. 643a)",
+        "table X-2: game is required (one of four_card_poker, let_it_ride)",
+    ]
+
+
+def test_a_key_of_the_wrong_type_hides_no_other_problem() -> None:
+    problems = _problems(
+        {
+            "tables": {
+                "LIR-07": lir(
+                    paytables={"main": 5, "progressive": "A"},
+                    payout_limit="a lot",
+                    counting_shuffler="yes",
+                    progressive_rate=2,
+                )
+            }
+        }
+    )
+    assert problems == [
+        "table LIR-07: paytables.main: Expected `str | object`, got `int`",
+        "table LIR-07: payout_limit: Expected `int | null`, got `str`",
+        "table LIR-07: counting_shuffler: Expected `bool`, got `str`",
+        "table LIR-07: progressive_reset is required when a progressive wager is offered "
+        "(progressive): the initial and reset amount must be in the Rules Submission "
+        "(§ 643a.12(d)(3))",
+        "table LIR-07: progressive_rate 2.0 must be a share of each progressive wager, over 0 "
+        "and at most 1 (§ 643a.12(d)(3))",
+    ]
+
+
+def test_a_refused_key_is_not_refused_again_by_what_needs_it() -> None:
+    """A wrong main pay table is not also a missing one; a wrong Envy table, a missing one;
+    a progressive_reset of the wrong type, a missing one."""
+    problems = _problems(
+        {
+            "tables": {
+                "LIR-07": lir(paytables={"main": "Q"}),
+                "FCP-02": {
+                    "game": "four_card_poker",
+                    "paytables": {"aces_up": "C", "progressive": "A", "envy": "X"},
+                    "progressive_reset": "5000",
+                },
+                "FCP-03": {"game": "four_card_poker", "paytables": "C"},
+            }
+        }
+    )
+    assert problems == [
+        "table LIR-07: paytables.main: 'Q' is not a pay table of § 643a.12(a) (choose one of A, B)",
+        "table FCP-02: progressive_reset: Expected `int | null`, got `str`",
+        "table FCP-02: paytables.envy: 'X' is not an Envy Bonus pay table of § 641a.12(d)(5) "
+        "(choose one of A, B)",
+        "table FCP-03: paytables: Expected `object`, got `str`",
+    ]
+
+
+def test_a_table_that_is_not_a_mapping() -> None:
+    assert _problems({"tables": {"T": ["game"], "U": lir(payout_limit=1)}}) == [
+        "table T: Expected `object`, got `array`",
+        "table U: payout_limit $0.01 is under the $50,000.00 minimum per hand (§ 643a.12(e))",
+    ]
