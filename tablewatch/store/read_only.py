@@ -51,6 +51,8 @@ READABLE = frozenset(
         "settlements_v",
         "findings_v",
         "schema_migrations",
+        "chain_checkpoints",
+        "signing_keys",
     }
 )
 # Functions that read outside the product's tables: files, dictionaries, Join tables,

@@ -38,8 +38,13 @@ EVENT_COLUMNS = (
     "kafka_partition",
     "kafka_offset",
     "ingested_at",
+    "chain_pos",
+    "chain_prev",
+    "chain_hash",
 )
-EventRow = tuple[str, str, int, int, str, str, bytes, int, int, int]
+# chain_pos, chain_prev, chain_hash: the event's place in its table's hash chain
+# (tablewatch.integrity.chain); 0, "", "" outside any chain.
+EventRow = tuple[str, str, int, int, str, str, bytes, int, int, int, int, str, str]
 # Each column's type, as the migrations declare it (tests compare them with the store's).
 EVENT_TYPES: Final = (
     "LowCardinality(String)",
@@ -52,6 +57,9 @@ EVENT_TYPES: Final = (
     "Int32",
     "Int64",
     "DateTime64(3, 'UTC')",
+    "UInt64",
+    "String",
+    "String",
 )
 
 
@@ -62,7 +70,8 @@ def event_row(
     offset: int,
     ingested_at_ms: int,
 ) -> EventRow:
-    """The ``raw_events`` row of ``event``, decoded from ``raw`` (kept verbatim as the payload)."""
+    """The ``raw_events`` row of ``event``, decoded from ``raw`` (kept verbatim as the payload),
+    outside any chain (see :func:`chained`)."""
     payload = raw.encode() if isinstance(raw, str) else bytes(raw)
     return (
         event.table_id,
@@ -75,7 +84,15 @@ def event_row(
         partition,
         offset,
         ingested_at_ms,
+        0,
+        "",
+        "",
     )
+
+
+def chained(row: EventRow, position: int, prev: str, digest: str) -> EventRow:
+    """``row`` at ``position`` of its table's chain, after the event whose hash is ``prev``."""
+    return (*row[:10], position, prev, digest)
 
 
 # ---- rounds -------------------------------------------------------------------

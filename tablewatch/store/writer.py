@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.insert import InsertContext
 
+from tablewatch.integrity.checkpoints import CHECKPOINT_COLUMNS, CHECKPOINTS
 from tablewatch.store.batch import StoreBatch
 from tablewatch.store.rows import (
     EVENT_COLUMNS,
@@ -36,10 +37,11 @@ class InsertCounts:
     rounds: int = 0
     settlements: int = 0
     findings: int = 0
+    checkpoints: int = 0
 
     @property
     def total(self) -> int:
-        return self.events + self.rounds + self.settlements + self.findings
+        return self.events + self.rounds + self.settlements + self.findings + self.checkpoints
 
 
 class StoreWriter:
@@ -56,18 +58,23 @@ class StoreWriter:
         rounds: Rows = (),
         settlements: Rows = (),
         findings: Rows = (),
+        checkpoints: Rows = (),
     ) -> InsertCounts:
         """One insert per non-empty table; rows counted per table.
 
         Order matters for readers: settlement lines and findings go before the
         round rows (a reader may briefly see a round's old and new findings
-        together, never neither), events first.
+        together, never neither), events first, then the checkpoints of their
+        chains (a checkpoint is never stored before the events it vouches for).
         """
         self._insert(RAW_EVENTS, EVENT_COLUMNS, events)
+        self._insert(CHECKPOINTS, CHECKPOINT_COLUMNS, checkpoints)
         self._insert(SETTLEMENTS, SETTLEMENT_COLUMNS, settlements)
         self._insert(FINDINGS, FINDING_COLUMNS, findings)
         self._insert(ROUNDS, ROUND_COLUMNS, rounds)
-        return InsertCounts(len(events), len(rounds), len(settlements), len(findings))
+        return InsertCounts(
+            len(events), len(rounds), len(settlements), len(findings), len(checkpoints)
+        )
 
     def insert_batch(self, batch: StoreBatch) -> InsertCounts:
         return self.insert(

@@ -62,14 +62,16 @@ def test_the_code_and_a_one_line_account() -> None:
 
 def test_what_the_embedded_engine_raises(store: Client) -> None:
     rows = [("T", f"e{m}", m, (946_684_800 + m * 31 * 86_400) * 1000, "meter", "", b"",
-             0, m, 0) for m in range(120)]  # fmt: skip
+             0, m, 0, 0, "", "") for m in range(120)]  # fmt: skip
     with pytest.raises(Exception) as too_wide:  # 120 months in one block
         StoreWriter(store).insert(events=rows)
     assert is_data_error(too_wide.value) and error_code(too_wide.value) == 252
     StoreWriter(store).insert(events=rows[:60])  # in parts, it goes in
     StoreWriter(store).insert(events=rows[60:])
     with pytest.raises(Exception) as wrong:
-        StoreWriter(store).insert(events=[("T", "e", 2**64, 0, "meter", "", b"", 0, 0, 0)])
+        StoreWriter(store).insert(
+            events=[("T", "e", 2**64, 0, "meter", "", b"", 0, 0, 0, 0, "", "")]
+        )
     assert is_data_error(wrong.value)
     with pytest.raises(Exception) as missing:
         store.insert("no_such_table", [[1]], column_names=["x"])

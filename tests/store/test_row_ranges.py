@@ -34,7 +34,7 @@ def event(**values: object) -> tuple[object, ...]:
     row: dict[str, object] = {
         "table_id": "T-1", "event_id": "e-1", "seq": 1, "ts": TS, "type": "meter",
         "round_id": "", "payload": b"{}", "kafka_partition": 0, "kafka_offset": 0,
-        "ingested_at": TS,
+        "ingested_at": TS, "chain_pos": 0, "chain_prev": "", "chain_hash": "",
     }  # fmt: skip
     row.update(values)
     return tuple(row.values())

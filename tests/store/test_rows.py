@@ -40,6 +40,9 @@ def test_event_row_keeps_the_raw_bytes_and_the_kafka_position() -> None:
         "kafka_partition": 3,
         "kafka_offset": 42,
         "ingested_at": 1_000,
+        "chain_pos": 0,  # outside any chain until the worker chains it (rows.chained)
+        "chain_prev": "",
+        "chain_hash": "",
     }
     table_row = event_row(encode_event(table_event).decode(), table_event, -1, -1, 1_000)
     assert table_row[4:7] == ("table_open", "", encode_event(table_event))
