@@ -84,9 +84,10 @@ def judge_round(
         findings.extend(jackpot_not_validated.check(ctx))
     findings.extend(round_incomplete.check(ctx, incomplete_reason))
     start = rnd.start
-    return RoundResult(  # in field order: table_id, round_id, game, start_ts, end_ts, ...
+    return RoundResult(  # in field order: table_id, round_id, start_event_id, game, ...
         rnd.table_id,
         rnd.round_id,
+        rnd.start_event_id,
         config.game,
         rnd.ts,
         rnd.last_ts,

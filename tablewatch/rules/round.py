@@ -54,6 +54,7 @@ class Round:
     faults: list[DeviceFault]
     meter: int | None  # the last progressive meter reading seen
     first_ts: str
+    first: AnyRoundEvent | None  # the event that began the round (its round_start, normally)
     last: AnyRoundEvent | None  # the last event applied (its ts is read when asked)
     others: int  # events applied that no list above collects (start, void, end)
     # event type -> the list above that collects it (the types that come many per
@@ -80,6 +81,7 @@ class Round:
         self.faults = []
         self.meter = meter
         self.first_ts = ""
+        self.first = None
         self.last = None
         self.others = 0
         self.collectors = {
@@ -99,6 +101,7 @@ class Round:
         """Fold one round event into the round."""
         if not self.first_ts:
             self.first_ts = event.ts
+            self.first = event
         self.last = event
         # One dict lookup on the exact type instead of a chain of isinstance tests.
         collect = self.collectors.get(type(event))
@@ -140,6 +143,12 @@ class Round:
     @property
     def ts(self) -> str:
         return self.start.ts if self.start else self.first_ts
+
+    @property
+    def start_event_id(self) -> str:
+        """The event_id of the event that began the round: with its table and round_id, what
+        tells it from another round given the same round_id ("" before any event)."""
+        return self.first.event_id if self.first is not None else ""
 
 
 def fold_round(table_id: str, round_id: str, events: Iterable[AnyRoundEvent]) -> Round:

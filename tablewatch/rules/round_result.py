@@ -38,6 +38,9 @@ class RoundResult(msgspec.Struct, frozen=True, eq=False):
 
     table_id: str
     round_id: str
+    # the event_id of the event that began the round (its round_start, or its first event
+    # when none came): (table_id, round_id, start_event_id) is a stored round's identity
+    start_event_id: str
     game: str
     start_ts: str
     end_ts: str

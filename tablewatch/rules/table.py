@@ -1,9 +1,11 @@
-"""One table's state across rounds: the open round, decks, stub cadence, seq, duplicates.
+"""One table's state across rounds: the open round, decks, stub cadence, seq, duplicates,
+the round ids it used.
 
 :class:`TableState` folds a table's events in ``seq`` order. A round is judged
 when its ``round_end`` arrives (or found incomplete when the next round
 starts, the table closes, or the input ends). Memory per table is bounded:
-the duplicate window and the list of recently closed rounds have fixed sizes.
+the duplicate window, the round-id window and the list of recently closed
+rounds have fixed sizes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Final, cast
 
 from tablewatch.rules.checks import (
     deck_change_overdue,
+    round_id_reused,
     sequence_gap,
     shuffler_count_mismatch,
     stub_count_missing,
@@ -40,6 +43,7 @@ from tablewatch.rules.findings import Finding
 from tablewatch.rules.id_window import IdWindow
 from tablewatch.rules.judge import RoundResult, judge_round
 from tablewatch.rules.round import Round
+from tablewatch.rules.round_ids import RoundIdWindow, RoundOpening, WindowRound
 from tablewatch.rules.table_config import TableConfig
 
 Outcome = RoundResult | Finding
@@ -48,6 +52,7 @@ Outcome = RoundResult | Finding
 _MID_ROUND: Final[frozenset[type]] = ROUND_EVENT_TYPES - {RoundStart, RoundEnd}
 
 DEDUP_WINDOW = 50_000  # event_ids remembered per table
+ROUND_ID_WINDOW = 50_000  # round ids remembered per table (the rounds last opened)
 CLOSED_WINDOW: Final = 64  # round_ids remembered per table after their round_end
 
 
@@ -76,6 +81,7 @@ class TableState:
     stubless_starts: list[str] = field(default_factory=list)
     duplicates: int = 0
     window: IdWindow = field(default_factory=lambda: IdWindow(DEDUP_WINDOW))
+    round_ids: RoundIdWindow = field(default_factory=lambda: RoundIdWindow(ROUND_ID_WINDOW))
     _closed: deque[str] = field(default_factory=lambda: deque(maxlen=CLOSED_WINDOW))
 
     @property
@@ -126,10 +132,22 @@ class TableState:
         """Rounds recently judged here, oldest first."""
         return iter(self._closed)
 
-    def remember(self, seen: Iterable[str], closed: Iterable[str]) -> None:
-        """Restore the duplicate window and the recently closed rounds (oldest first)."""
+    def recent_rounds(self, n: int) -> list[WindowRound]:
+        """The last ``n`` rounds of the round-id window, oldest first (see
+        :meth:`RoundIdWindow.recent`)."""
+        return self.round_ids.recent(n)
+
+    def remember(
+        self,
+        seen: Iterable[str],
+        closed: Iterable[str],
+        opened: Iterable[WindowRound] = (),
+    ) -> None:
+        """Restore the duplicate window, the recently closed rounds and the round-id window
+        (each oldest first)."""
         self.window.add_all(seen)
         self._closed.extend(closed)
+        self.round_ids.open_all(opened)
 
     def finish(self, why: str) -> list[Outcome]:
         """Close the open round, if any, as incomplete."""
@@ -181,24 +199,33 @@ class TableState:
         if type(event) is RoundStart:
             if current is not None:  # the message is built only for a round left open
                 self._close_open(f"round {event.round_id} started before round_end", out)
-            current = self._open(event.round_id)
+            current = self._open(event)
             self._on_start(event)
         elif current is None or current.round_id != event.round_id:
             if event.round_id in self._closed:
                 self._outside_round(event, gap, out)
                 return
             self._close_open(f"events of round {event.round_id} arrived before round_end", out)
-            current = self._open(event.round_id)
+            current = self._open(event)
         if gap is not None:
             self.attached.append(gap)
         current.apply(event)  # type: ignore[arg-type]
         if type(event) is RoundEnd:
             self._judge(current, out, "no round_end")
 
-    def _open(self, round_id: str) -> Round:
+    def _open(self, opening: RoundEvent) -> Round:
+        """A new round, begun by ``opening`` (its round_start, or its first event)."""
+        round_id = opening.round_id
         rnd = Round(self.table_id, round_id, meter=self.meter)
         self.open_round = rnd
         self.attached = []
+        first = self.round_ids.open(
+            round_id, RoundOpening(opening.event_id, opening.seq, opening.ts)
+        )
+        if first is not None:  # the id was used before: rare
+            reused = round_id_reused.check(first, opening)
+            if reused is not None:
+                self.attached.append(reused)
         return rnd
 
     def _on_start(self, start: RoundStart) -> None:

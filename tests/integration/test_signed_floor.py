@@ -15,6 +15,7 @@ import pytest
 
 from tablewatch.rules.signature import signed
 from tablewatch.services import free_port
+from tablewatch.topics import Topics
 from tests.ingest.events import edited
 from tests.ingest.kafka_topics import end_offsets, read_between
 from tests.integration.pipeline import new_deployment
@@ -69,8 +70,8 @@ def test_a_signed_floor_is_judged_as_the_unsigned_one(kafka_bootstrap: str, tmp_
     mixed.write_bytes(b"".join(line + b"\n" for line in [*lines[:300], *forged, *lines[300:]]))
 
     deployment = new_deployment(kafka_bootstrap, tmp_path, free_port())
-    events_topic = f"{deployment.prefix}table-events"
-    dlq_topic = f"{deployment.prefix}table-events-dlq"
+    topics = Topics.prefixed(deployment.prefix)
+    events_topic, dlq_topic = topics.events, topics.dead_letters
     dlq_start = end_offsets(kafka_bootstrap, dlq_topic)
     # the worker needs no key: it judges what ingest accepted
     with deployment.worker(floor / "tables.yaml"):

@@ -89,6 +89,11 @@ OWN_CHECKS: Final = _catalog(
         "critical",
         "a message the live worker could not decode, judge or store: dead-lettered, not audited",
     ),
+    Check(
+        "ROUND_ID_REUSED",
+        "high",
+        "a round given the round_id of an earlier round at the same table (both kept)",
+    ),
 )
 
 CHECKS: Final[dict[str, Check]] = {**PROTOCOL_CHECKS, **OWN_CHECKS}
