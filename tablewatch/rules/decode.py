@@ -84,6 +84,17 @@ for _name in ("count", "card_count", "progressive_accepted", "progressive_chips"
     _VALUE_REASONS[_name] = _COUNT_REASONS
 _ts = attrgetter("ts")
 _MISSING = re.compile(r"missing required field `([^`]+)`")
+# What the fields every event (or every round event) carries are, for a rejection that
+# says one is missing: "the protocol version `v` (1) is missing".
+_FIELD_MEANINGS = {
+    "v": "the protocol version `v` (1)",
+    "type": "the event type `type`",
+    "event_id": "the event's id `event_id`",
+    "table_id": "the table's id `table_id`",
+    "seq": "the table's event number `seq`",
+    "ts": "the event's time `ts`",
+    "round_id": "the round's id `round_id`",
+}
 # msgspec's words for a key no event has, with the key as given: any text (empty, holding
 # backticks, line breaks, or " - at `$.seq`"), so read before the path of the message
 _UNKNOWN = re.compile(r"Object contains unknown field `(.*)`", re.DOTALL)
@@ -405,6 +416,8 @@ def _rejection(raw: bytes | str, where: str, message: str) -> EventRejected:
     else:
         missing = _MISSING.search(message)
         field = missing.group(1) if missing else None
+        if missing:
+            reason = _missing(raw, missing.group(1))
     for prefix, protocol_reason in _VALUE_REASONS.get(field or "", ()):
         if reason.startswith(prefix):
             reason = protocol_reason
@@ -412,9 +425,21 @@ def _rejection(raw: bytes | str, where: str, message: str) -> EventRejected:
     event_id = peek_field(raw, "event_id")
     if field == "type" and reason.startswith("Invalid value"):
         reason = f"unknown event type {reason.removeprefix('Invalid value ')}"
+    elif field == "v" and reason.startswith("Invalid enum value"):
+        reason = f"the protocol version `v` is 1, not {reason.removeprefix('Invalid enum value ')}"
     if field is not None:
         field = _clip(field, _FIELD_SHOWN)
     return EventRejected(where, event_id, field, _clip(reason, _REASON_SHOWN))
+
+
+def _missing(raw: bytes | str, field: str) -> str:
+    """The reason for a required ``field`` that ``raw`` does not have."""
+    meaning = _FIELD_MEANINGS.get(field)
+    if meaning is not None:
+        return f"{meaning} is missing"
+    kind = peek_field(raw, "type")
+    needs = f": a `{_shown(_clip(kind, _FIELD_SHOWN))}` event needs it" if kind else ""
+    return f"`{field}` is missing{needs}"
 
 
 def _clip(text: str, most: int) -> str:

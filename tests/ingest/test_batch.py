@@ -94,7 +94,7 @@ def test_classify_accepted_duplicate_rejected_in_order() -> None:
     assert (rows[4]["field"], rows[4]["reason"]) == ("type", "unknown event type 'tip'")
     assert (rows[5]["field"], rows[5]["reason"]) == (
         "event_id",
-        "Object missing required field `event_id`",
+        "the event's id `event_id` is missing",
     )
     assert (rows[6]["field"], rows[6]["reason"]) == (None, "Expected `object`, got `array`")
     accepted = batch.accepted

@@ -114,7 +114,7 @@ def test_round_trip_encoding() -> None:
         ({"type": "meter", "amount": 5, "colour": "red"}, "colour", "unknown field"),
         ({"type": "meter", "amount": 5, "round_id": "R-1"}, "round_id", "unknown field"),
         ({"type": "round_end"}, "round_id", "missing"),
-        ({"type": "meter", "amount": 5, "v": 2}, "v", "Invalid enum value"),
+        ({"type": "meter", "amount": 5, "v": 2}, "v", "the protocol version `v` is 1, not 2"),
         ({"type": "decision", "round_id": "R", "seat": 2, "action": "play"}, "amount", "needs"),
         ({"type": "decision", "round_id": "R", "seat": 2, "action": "pull"}, "bet", "needs"),
         ({"type": "reveal", "round_id": "R", "target": "community"}, "index", "needs"),
@@ -141,6 +141,34 @@ def test_malformed_event_names_field_and_reason(
     assert problem.event_id == "e-1"
     assert problem.where == "line 7"
     assert str(problem).startswith("line 7 (event_id e-1): field `" + field + "`")
+
+
+@pytest.mark.parametrize(
+    ("field", "reason"),
+    [
+        ("v", "the protocol version `v` (1) is missing"),
+        ("type", "the event type `type` is missing"),
+        ("table_id", "the table's id `table_id` is missing"),
+        ("seq", "the table's event number `seq` is missing"),
+        ("ts", "the event's time `ts` is missing"),
+        ("round_id", "the round's id `round_id` is missing"),
+        ("amount", "`amount` is missing: a `wager` event needs it"),
+        ("seat", "`seat` is missing: a `wager` event needs it"),
+    ],
+)
+def test_a_missing_field_is_named_for_what_it_is(field: str, reason: str) -> None:
+    fields = {**BASE, "type": "wager", "round_id": "R", "seat": 2, "bet": "bet1", "amount": 5}
+    del fields[field]
+    problem = rejected(json.dumps(fields))
+    assert (problem.field, problem.reason) == (field, reason)
+    assert str(problem) == f"line 7 (event_id e-1): field `{field}`: {reason}"
+
+
+def test_a_missing_event_id_leaves_the_rejection_without_one() -> None:
+    fields = {key: value for key, value in BASE.items() if key != "event_id"}
+    problem = rejected(json.dumps({**fields, "type": "meter", "amount": 5}))
+    assert (problem.field, problem.reason) == ("event_id", "the event's id `event_id` is missing")
+    assert str(problem) == "line 7: field `event_id`: the event's id `event_id` is missing"
 
 
 def test_bad_json_and_missing_event_id() -> None:
