@@ -16,6 +16,8 @@ from tablewatch.commands.options import (
     topics_prefix_option,
     wait_for_kafka_or_exit,
 )
+from tablewatch.integrity.keys import ENV_VAR as CHECKPOINT_KEY_ENV
+from tablewatch.integrity.keys import KeyFileError
 from tablewatch.kafka_access import KafkaAccess
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.rules.config import ConfigError
@@ -106,6 +108,29 @@ from tablewatch.topics import Topics
     help="/query statements at once; another caller is answered 503 meanwhile.",
 )
 @click.option(
+    "--checkpoint-key",
+    envvar=CHECKPOINT_KEY_ENV,
+    show_envvar=True,
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Ed25519 key file (tablewatch keys generate) signing the chains' checkpoints; "
+    "without one the chains are written, no checkpoint is signed.",
+)
+@click.option(
+    "--checkpoint-events",
+    default=1_000,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="A signed checkpoint of a table's chain every this many of its events.",
+)
+@click.option(
+    "--checkpoint-minutes",
+    default=5.0,
+    show_default=True,
+    type=click.FloatRange(min=0.01),
+    help="...and of its events not yet covered, this long after its last checkpoint.",
+)
+@click.option(
     "--log-level",
     envvar="TABLEWATCH_LOG_LEVEL",
     show_envvar=True,
@@ -131,6 +156,9 @@ def worker(
     event_loop: str,
     query_seconds: float,
     query_threads: int,
+    checkpoint_key: Path | None,
+    checkpoint_events: int,
+    checkpoint_minutes: float,
     log_level: str,
 ) -> None:
     """Consume table-events, judge every round, write ClickHouse, rounds and findings."""
@@ -153,10 +181,13 @@ def worker(
         log_level=log_level.upper(),
         query_limits=QueryLimits(seconds=query_seconds),
         query_threads=query_threads,
+        checkpoint_key=checkpoint_key,
+        checkpoint_events=checkpoint_events,
+        checkpoint_minutes=checkpoint_minutes,
     )
     try:
         app = Worker(settings)
-    except (ConfigError, AccessError) as exc:
+    except (ConfigError, KeyFileError, AccessError) as exc:
         click.echo(f"tablewatch worker: {exc}", err=True)
         sys.exit(2)
     wait_for_kafka_or_exit(kafka, kafka_wait)

@@ -29,6 +29,8 @@ from faust.types import TP, AppT, EventT, Message
 from mode import ServiceT
 
 from tablewatch.config_file import load_config
+from tablewatch.integrity.checkpoints import CheckpointPolicy, publish_key
+from tablewatch.integrity.keys import load_signer
 from tablewatch.processors.access_control import AccessSettings, WorkerAccess
 from tablewatch.processors.ack_order import InOrderAcks, Ticket
 from tablewatch.processors.batch_writer import BatchWriter, Sinks
@@ -123,14 +125,20 @@ class Worker:
             use_partitioner=True,  # partition by key, like the source topic
         )
         self.acks: InOrderAcks[EventT[bytes]] = InOrderAcks(self._ack)
+        # read before anything starts: a key that cannot be read stops the worker here
+        signer = load_signer(settings.checkpoint_key) if settings.checkpoint_key else None
         self.processor: LiveProcessor[Ticket[EventT[bytes]]] = LiveProcessor(
             self.configs,
             self._load_snapshot,
             silence_ms=int(settings.silence_minutes * 60_000),
             topic=settings.topics.events,
+            signer=signer,
+            checkpoints=CheckpointPolicy(settings.checkpoint_events, settings.checkpoint_minutes),
         )
         self.store = connect(settings.dsn)
         migrate(self.store)
+        if signer is not None:  # its public key, where verify finds it
+            publish_key(self.store, signer, int(time.time() * 1000))
         self.writer = StoreWriter(self.store)
         self.store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
         self.access.install(self.app, self.store, self.store_thread)  # access_log, written here
@@ -192,6 +200,7 @@ class Worker:
 
         @app.task  # type: ignore[untyped-decorator]
         async def prepare() -> None:
+            self._say_how_chains_are_signed()
             await self._prepare_topics()
 
         @app.task  # type: ignore[untyped-decorator]
@@ -210,10 +219,24 @@ class Worker:
             except Exception:  # its rounds are refused one by one; this is the last resort
                 log.exception("closing silent rounds failed")
                 closed = 1
-            if closed:
+            signed = self.processor.sign_due()  # tables whose events came and stopped
+            if closed or signed:
                 await self.flush()
 
         install_views(self)
+
+    def _say_how_chains_are_signed(self) -> None:
+        signer, policy = self.processor.signer, self.processor.checkpoint_policy
+        if signer is None:
+            log.warning(
+                "no checkpoint key (--checkpoint-key): the tables' hash chains are written, "
+                "no checkpoint is signed"
+            )
+        else:
+            log.info(
+                "checkpoints signed with key %s every %d events or %g minutes per table",
+                signer.key_id, policy.every_events, policy.every_minutes,
+            )  # fmt: skip
 
     async def _on_revoked(self, revoked: set[TP]) -> None:
         """A rebalance takes partitions away: finish what was judged, forget the rest.
@@ -269,6 +292,7 @@ class Worker:
                 rounds=batch.rounds,
                 settlements=batch.settlements,
                 findings=batch.findings,
+                checkpoints=batch.checkpoints,
             ),
         )
 

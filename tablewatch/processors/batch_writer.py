@@ -51,6 +51,7 @@ from typing import Generic, TypeVar
 from tablewatch.processors.poison import Origin
 from tablewatch.processors.processor import FlushBatch, Span
 from tablewatch.store.errors import describe, is_data_error
+from tablewatch.store.rows import EVENT_COLUMNS
 
 log = logging.getLogger("tablewatch.worker")
 Token = TypeVar("Token")
@@ -89,6 +90,7 @@ class _Part:
     rounds: list[tuple[object, ...]] = field(default_factory=list)
     settlements: list[tuple[object, ...]] = field(default_factory=list)
     findings: list[tuple[object, ...]] = field(default_factory=list)
+    checkpoints: list[tuple[object, ...]] = field(default_factory=list)
     event: int | None = None  # its index in batch.events
     span: int | None = None  # its index in batch.spans
 
@@ -303,7 +305,7 @@ class BatchWriter(Generic[Token]):
 
 def _origin_of_row(row: tuple[object, ...]) -> Origin | None:
     """The message of a ``raw_events`` row (rows.EVENT_COLUMNS), or None for another shape."""
-    if len(row) != 10:
+    if len(row) != len(EVENT_COLUMNS):
         return None
     table_id, event_id, payload, partition, offset = row[0], row[1], row[6], row[7], row[8]
     if not (isinstance(partition, int) and isinstance(offset, int)):
@@ -319,11 +321,14 @@ def _origin_of_row(row: tuple[object, ...]) -> Origin | None:
 
 
 def _parts(batch: FlushBatch[Token]) -> list[_Part]:
-    """The batch's rows as parts: each event row, each span's rows, and any rows after the
-    last span (none in the worker's batches: every outcome closes a span)."""
+    """The batch's rows as parts: each event row, each span's rows, any rows after the
+    last span (none in the worker's batches: every outcome closes a span), and the
+    checkpoints (no message to refuse for them: one the store refused is logged)."""
     parts = [
         _Part(_origin_of_row(row), events=[row], event=i) for i, row in enumerate(batch.events)
     ]
+    if batch.checkpoints:
+        parts.append(_Part(None, checkpoints=list(batch.checkpoints)))
     previous = _end_of(FlushBatch())
     for index, span in enumerate([*batch.spans, _end_of(batch)]):
         part = _Part(
@@ -357,6 +362,7 @@ def _batch_of(parts: list[_Part]) -> FlushBatch[Token]:
         batch.rounds += part.rounds
         batch.settlements += part.settlements
         batch.findings += part.findings
+        batch.checkpoints += part.checkpoints
     return batch
 
 

@@ -15,6 +15,15 @@ every outcome's rows are built and checked as one, so a round whose rows
 cannot be stored is set aside alone. What the store still refuses at write
 time is found by the batch writer (``batch_writer.py``), which calls
 :meth:`LiveProcessor.refuse` for those messages.
+
+Every event row it writes is chained (:mod:`tablewatch.integrity.chain`): its
+table's chain head is saved with the table's state and restored with it, so a
+message delivered again after a crash or a rebalance is chained exactly as the
+first time, and one applied before the saved state is neither applied nor
+written again. A duplicate the table ignores (an event_id it has seen) is not
+stored. With a signing key, a checkpoint of a table's chain is signed every
+``CheckpointPolicy.every_events`` events and, for events not yet covered,
+every ``every_minutes``.
 """
 
 from __future__ import annotations
@@ -27,6 +36,9 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
+from tablewatch.integrity.chain import ChainHead
+from tablewatch.integrity.checkpoints import CheckpointPolicy, sign
+from tablewatch.integrity.keys import Signer
 from tablewatch.processors.poison import (
     Origin,
     dead_letter_record,
@@ -34,7 +46,13 @@ from tablewatch.processors.poison import (
     peek_ids,
     readable_id,
 )
-from tablewatch.processors.state_codec import restore, snapshot
+from tablewatch.processors.state_codec import (
+    chain_snapshot,
+    is_chain_only,
+    restore,
+    restore_chain,
+    snapshot,
+)
 from tablewatch.rules.audit import Auditor
 from tablewatch.rules.checks import event_not_processed
 from tablewatch.rules.config import TableConfig
@@ -48,9 +66,11 @@ from tablewatch.store.rows import (
     FINDINGS,
     ROUNDS,
     SETTLEMENTS,
+    EventRow,
     FindingRow,
     RoundRow,
     SettlementRow,
+    chained,
     event_row,
     event_row_problem,
     finding_row,
@@ -64,6 +84,7 @@ Token = TypeVar("Token")
 LoadSnapshot = Callable[[str], bytes | None]
 _JSON = msgspec.json.Encoder()
 STAGES = ("decode", "judge", "store")  # where a message failed: ProcessorCounters.refused keys
+DEFAULT_POLICY = CheckpointPolicy()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +110,7 @@ class FlushBatch(Generic[Token]):
     rounds: list[tuple[object, ...]] = field(default_factory=list)
     settlements: list[tuple[object, ...]] = field(default_factory=list)
     findings: list[tuple[object, ...]] = field(default_factory=list)
+    checkpoints: list[tuple[object, ...]] = field(default_factory=list)  # signed, of chains
     round_messages: list[tuple[bytes, bytes]] = field(default_factory=list)  # (key, value)
     finding_messages: list[tuple[bytes, bytes]] = field(default_factory=list)
     dead_letters: list[tuple[bytes | None, bytes]] = field(default_factory=list)
@@ -99,7 +121,7 @@ class FlushBatch(Generic[Token]):
     spans: list[Span] = field(default_factory=list)  # which outcome each row belongs to
 
     def __len__(self) -> int:
-        return len(self.events) + len(self.dead_letters) + len(self.acks)
+        return len(self.events) + len(self.dead_letters) + len(self.acks) + len(self.checkpoints)
 
     def add_span(self, origin: Origin, refusal: bool = False) -> None:
         """Close the rows and messages added since the last span as one outcome's."""
@@ -174,6 +196,7 @@ class ProcessorCounters:
     refused: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STAGES, 0))
     states_not_saved: int = 0  # table snapshots that could not be encoded
     states_not_restored: int = 0  # saved states that could not be read back
+    checkpoints: int = 0  # checkpoints signed
 
 
 class LiveProcessor(Generic[Token]):
@@ -185,6 +208,8 @@ class LiveProcessor(Generic[Token]):
         silence_ms: int = 15 * 60_000,
         clock: Callable[[], float] = time.time,
         topic: str = EVENTS,
+        signer: Signer | None = None,
+        checkpoints: CheckpointPolicy = DEFAULT_POLICY,
     ) -> None:
         self._load = load_snapshot
         self.topic = topic  # the events topic: its name is part of a message's coordinates
@@ -200,12 +225,19 @@ class LiveProcessor(Generic[Token]):
         self._unsaved: set[str] = set()  # tables between rounds whose snapshot is not taken yet
         # table_id -> partition its messages come from; a table is in it once seen (restored)
         self._partition: dict[str, int] = {}
+        self.signer = signer  # None: chains without checkpoints
+        self.checkpoint_policy = checkpoints
+        self._chains: dict[str, ChainHead] = {}  # table_id -> its chain after its last row
+        self._unsigned: set[str] = set()  # tables with chained rows no checkpoint covers
 
     def _restore(self, table_id: str, config: TableConfig) -> TableState | None:
         data = self._load(table_id)
         if not data:
             return None
+        self._restore_chain(table_id, data)
         try:
+            if is_chain_only(data):  # saved while the table had no configuration
+                return None
             table, offset = restore(data, config)
         except Exception:  # a saved state this code cannot read: the table starts afresh
             log.exception("the saved state of %s could not be restored", table_id)
@@ -215,6 +247,17 @@ class LiveProcessor(Generic[Token]):
         if offset is not None:
             self._offsets[table_id] = offset
         return table
+
+    def _restore_chain(self, table_id: str, data: bytes | None) -> None:
+        """The table's chain head from its saved state (an empty chain without one)."""
+        head = ChainHead()
+        if data:
+            try:
+                head = restore_chain(data)
+            except Exception:  # counted with the state (states_not_restored)
+                log.exception("the chain head saved for %s could not be read", table_id)
+        head.signed_at = self.clock()
+        self._chains[table_id] = head
 
     # ---- one message ---------------------------------------------------------------------
 
@@ -255,9 +298,9 @@ class LiveProcessor(Generic[Token]):
             self.refuse(_origin(event, partition, offset, raw), "store", problem)
             batch.acks.append(token)
             return
-        batch.events.append(row)
         if self._applied_before(event.table_id, partition, offset):
-            self.counters.redelivered += 1  # applied already (here or in the saved state)
+            # applied already (here or in the saved state): its row is stored, and chained
+            self.counters.redelivered += 1
             batch.acks.append(token)
             return
         if event.table_id in self._unsaved:
@@ -267,12 +310,16 @@ class LiveProcessor(Generic[Token]):
             outcomes = self.auditor.feed(event)
         except Exception as exc:
             log.exception("judging partition %s offset %s failed", partition, offset)
+            self._chain(row, partition, offset)
             self._not_judged(_origin(event, partition, offset, raw), exc, token, now)
             return
         if self.auditor.stats.duplicates > duplicates:
+            # ignored, and not stored: its row, of the same key as the original's when its
+            # ts is the same, would replace the row of the event that was judged
             batch.acks.append(token)
             return
         table_id = event.table_id
+        self._chain(row, partition, offset)
         self._last_seen[table_id] = now
         self._offsets[table_id] = offset
         self._waiting.setdefault(table_id, []).append(token)
@@ -304,9 +351,62 @@ class LiveProcessor(Generic[Token]):
         again, e.g. after a seek) or before the saved state was taken."""
         if table_id not in self._partition:
             self._partition[table_id] = partition
-            self.auditor.ensure_table(table_id)  # restores the saved state, if any
+            # restores the saved state, if any, with its chain head
+            if self.auditor.ensure_table(table_id) is None or table_id not in self._chains:
+                self._restore_chain(table_id, self._load(table_id))  # no configuration, or new
+            self._chains[table_id].partition = partition
         last = self._offsets.get(table_id)
         return last is not None and offset <= last
+
+    def _chain(self, row: EventRow, partition: int, offset: int) -> None:
+        """Add the event's row to the batch at the next position of its table's chain,
+        unless it was chained before (a message delivered again: its row is stored)."""
+        table_id = row[0]
+        head = self._chains.get(table_id)
+        if head is None:  # never: _applied_before restored it
+            head = self._chains[table_id] = ChainHead(partition=partition)
+        elif head.offset is not None and offset <= head.offset:
+            return
+        position, prev, digest = head.extend(table_id, row[2], row[3], row[6], partition, offset)
+        self._batch.events.append(chained(row, position, prev, digest))
+        if self.signer is None:
+            return
+        if position % self.checkpoint_policy.every_events == 0:
+            self._sign(table_id, head)
+        else:
+            self._unsigned.add(table_id)
+
+    def _sign(self, table_id: str, head: ChainHead) -> None:
+        signer = self.signer
+        if signer is None:
+            return
+        now = self.clock()
+        try:
+            checkpoint = sign(table_id, head, signer, int(now * 1000))
+        except Exception:  # never stop on a checkpoint: the next one covers these events
+            log.exception("signing a checkpoint of %s failed", table_id)
+            return
+        self._batch.checkpoints.append(checkpoint.row())
+        head.signed, head.signed_at = head.position, now
+        self._unsigned.discard(table_id)
+        self.counters.checkpoints += 1
+
+    def sign_due(self) -> int:
+        """Sign a checkpoint of each table whose chain has events no checkpoint covers and
+        whose last checkpoint is ``every_minutes`` old; returns how many."""
+        if self.signer is None or not self._unsigned:
+            return 0
+        now = self.clock()
+        due_s = self.checkpoint_policy.every_minutes * 60
+        signed = 0
+        for table_id in list(self._unsigned):
+            head = self._chains.get(table_id)
+            if head is None or head.position <= head.signed:
+                self._unsigned.discard(table_id)
+            elif now - head.signed_at >= due_s:
+                self._sign(table_id, head)
+                signed += 1
+        return signed
 
     def close_silent_rounds(self) -> int:
         """Judge rounds with no event for ``silence_ms`` as incomplete; returns how many."""
@@ -448,18 +548,21 @@ class LiveProcessor(Generic[Token]):
         table = self.auditor.table(table_id)
         if table is not None and table.open_round is not None:
             return
-        if table is not None:
-            self._unsaved.add(table_id)
+        if table is not None or table_id in self._chains:
+            self._unsaved.add(table_id)  # (a table with no configuration: its chain alone)
         self._batch.acks.extend(self._waiting.pop(table_id, []))
 
     def _save(self, table_id: str) -> None:
         self._unsaved.discard(table_id)
         table = self.auditor.table(table_id)
+        head = self._chains.get(table_id)
         if table is None:
+            if head is not None and head.offset is not None:
+                self._batch.snapshots[table_id] = chain_snapshot(table_id, head)
             return
         offset = self._offsets.get(table_id)
         try:
-            self._batch.snapshots[table_id] = snapshot(table, offset)
+            self._batch.snapshots[table_id] = snapshot(table, offset, head)
         except Exception as exc:
             log.exception("the state of %s could not be saved", table_id)
             self._not_saved(table_id, offset, exc)
@@ -476,9 +579,12 @@ class LiveProcessor(Generic[Token]):
              if row[7] == partition and row[8] == offset and isinstance(row[6], bytes)),
             None,
         )  # fmt: skip
+        head = self._chains.get(table_id)
         self.auditor.forget(table_id)
         self._offsets.pop(table_id, None)
         self.auditor.ensure_table(table_id)  # the last saved state, or a new one
+        if head is not None:  # the chain goes on from its last row, which is stored
+            self._chains[table_id] = head
         self.refuse(
             Origin(partition, offset, raw, table_id),
             "store",
@@ -496,11 +602,12 @@ class LiveProcessor(Generic[Token]):
         for table_id in dropped:
             self.auditor.forget(table_id)
             per_table: tuple[dict[str, Any], ...] = (
-                self._waiting, self._last_seen, self._offsets, self._partition
+                self._waiting, self._last_seen, self._offsets, self._partition, self._chains
             )  # fmt: skip
             for values in per_table:
                 values.pop(table_id, None)
             self._unsaved.discard(table_id)
+            self._unsigned.discard(table_id)
         return dropped
 
     # ---- handing over ------------------------------------------------------------------------
@@ -509,6 +616,7 @@ class LiveProcessor(Generic[Token]):
         return len(self._batch)
 
     def drain(self) -> FlushBatch[Token]:
+        self.sign_due()
         for table_id in list(self._unsaved):
             self._save(table_id)
         batch, self._batch = self._batch, FlushBatch()

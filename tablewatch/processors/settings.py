@@ -33,3 +33,7 @@ class WorkerSettings:
     query_limits: QueryLimits = field(default_factory=QueryLimits)
     query_threads: int = 2  # /query statements at once; one more is answered 503
     data_dir: Path = Path(".data/worker")
+    # the Ed25519 key that signs the chains' checkpoints (None: chains, no checkpoints)
+    checkpoint_key: Path | None = None
+    checkpoint_events: int = 1_000  # a checkpoint of a table every this many of its events
+    checkpoint_minutes: float = 5.0  # and of its events not yet covered after this long

@@ -7,12 +7,19 @@ stored: its messages are not acknowledged until it ends, so a restarted
 worker receives them again and folds them anew; messages at or below the
 stored offset were applied already and are skipped (like snuba, the offset
 travels with the state, so redelivery needs no long id window).
+
+The head of the table's hash chain (:mod:`tablewatch.integrity.chain`) travels
+with it too, as of the same offset: the next owner extends the chain from
+there, and a message delivered again at or below that offset is not chained
+twice. A table with no configuration has no state but its chain head
+(:func:`chain_snapshot`).
 """
 
 from __future__ import annotations
 
 import msgspec
 
+from tablewatch.integrity.chain import GENESIS, ChainHead
 from tablewatch.rules.config import TableConfig
 from tablewatch.rules.events import Shuffle
 from tablewatch.rules.table import DeckState, TableState
@@ -30,6 +37,18 @@ class DeckSnapshot(msgspec.Struct, frozen=True):
     overdue_reported: bool
 
 
+class ChainSnapshot(msgspec.Struct, frozen=True):
+    """The head of a table's chain: its last position and hash, and what a checkpoint of it
+    names (the event's seq and ts, the last position signed)."""
+
+    position: int
+    hash: str  # hex
+    seq: int = 0
+    ts_ms: int = 0
+    signed: int = 0
+    offset: int | None = None  # of the last message chained (the snapshot's, when absent)
+
+
 class TableSnapshot(msgspec.Struct, frozen=True):
     version: int
     table_id: str
@@ -42,14 +61,43 @@ class TableSnapshot(msgspec.Struct, frozen=True):
     seen: list[str]
     closed: list[str]
     kafka_offset: int | None = None  # the last message applied to this state
+    chain: ChainSnapshot | None = None  # None: saved before the chain existed
+
+
+class ChainOnlySnapshot(msgspec.Struct, frozen=True):
+    """The saved state of a table with no configuration: its chain head alone."""
+
+    version: int
+    table_id: str
+    chain: ChainSnapshot
+    kafka_offset: int | None = None
+    chain_only: bool = True
+
+
+class _ChainPart(msgspec.Struct):
+    """What any saved state says of its chain (and whether it is a whole table's)."""
+
+    chain: ChainSnapshot | None = None
+    kafka_offset: int | None = None
+    chain_only: bool = False
 
 
 _ENCODER = msgspec.json.Encoder()
 _DECODER = msgspec.json.Decoder(TableSnapshot)
+_CHAIN_DECODER = msgspec.json.Decoder(_ChainPart)
 
 
-def snapshot(table: TableState, kafka_offset: int | None = None) -> bytes:
-    """The state of a table with no open round, after the message at ``kafka_offset``."""
+def _chain_of(head: ChainHead) -> ChainSnapshot:
+    return ChainSnapshot(
+        head.position, head.hash.hex(), head.seq, head.ts_ms, head.signed, head.offset
+    )
+
+
+def snapshot(
+    table: TableState, kafka_offset: int | None = None, chain: ChainHead | None = None
+) -> bytes:
+    """The state of a table with no open round, after the message at ``kafka_offset``
+    (``chain``: the head of its chain after that message)."""
     if table.open_round is not None:
         raise ValueError(f"table {table.table_id}: a round is open; snapshot at round end only")
     seen = table.recent_ids(SEEN_KEPT)
@@ -76,7 +124,41 @@ def snapshot(table: TableState, kafka_offset: int | None = None) -> bytes:
             seen=seen,
             closed=list(table.closed_rounds()),
             kafka_offset=kafka_offset,
+            chain=None if chain is None else _chain_of(chain),
         )
+    )
+
+
+def chain_snapshot(table_id: str, chain: ChainHead) -> bytes:
+    """The saved state of a table with no configuration: its chain, after its last event."""
+    return _ENCODER.encode(
+        ChainOnlySnapshot(SNAPSHOT_VERSION, table_id, _chain_of(chain), chain.offset)
+    )
+
+
+def is_chain_only(data: bytes) -> bool:
+    """Whether ``data`` is a :func:`chain_snapshot` (no table state in it)."""
+    return _CHAIN_DECODER.decode(data).chain_only
+
+
+def restore_chain(data: bytes) -> ChainHead:
+    """The chain head saved in any snapshot, as of its offset. A snapshot from before the
+    chain existed gives an empty chain whose events up to that offset are not chained
+    again (their rows are stored, outside the chain)."""
+    part = _CHAIN_DECODER.decode(data)
+    chain = part.chain
+    if chain is None:
+        return ChainHead(offset=part.kafka_offset)
+    digest = bytes.fromhex(chain.hash)
+    if len(digest) != len(GENESIS):
+        raise ValueError(f"a chain hash of {len(digest)} bytes")
+    return ChainHead(
+        position=chain.position,
+        hash=digest,
+        offset=part.kafka_offset if chain.offset is None else chain.offset,
+        seq=chain.seq,
+        ts_ms=chain.ts_ms,
+        signed=chain.signed,
     )
 
 

@@ -158,6 +158,7 @@ async def metrics_of(worker: WorkerView) -> dict[str, Any]:
         "batches_isolated": worker.batches.isolated,  # inserts the store refused, split
         "rows_set_aside": worker.batches.rows_set_aside,
         "duplicates": worker.processor.auditor.stats.duplicates,
+        "checkpoints_signed": counters.checkpoints,  # of the tables' hash chains
         "rounds": worker.processor.auditor.stats.rounds,
         "open_rounds": worker.processor.open_rounds(),
         "findings_by_check": counters.findings_by_check,

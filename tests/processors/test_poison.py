@@ -441,12 +441,12 @@ def test_a_state_that_cannot_be_saved_goes_back_to_the_last_saved_one(
     table_id = next(iter(configs))
     calls = [0]
 
-    def snapshot(table: Any, kafka_offset: int | None = None) -> bytes:
+    def snapshot(table: Any, kafka_offset: int | None = None, chain: Any = None) -> bytes:
         if table.table_id == table_id:
             calls[0] += 1
             if calls[0] == 60:
                 raise ValueError("cannot encode this state")
-        return real_snapshot(table, kafka_offset)
+        return real_snapshot(table, kafka_offset, chain)
 
     monkeypatch.setattr(processor_module, "snapshot", snapshot)
     log, _ = log_with(floor, {})

@@ -1,0 +1,400 @@
+"""Recomputing a table's chain and checking its checkpoints: what ``tablewatch verify`` does.
+
+:func:`verify_table` walks a table's chained rows in position order and
+names each broken link:
+
+- a position missing (an event deleted), or two rows at one position (one
+  inserted);
+- a row whose ``chain_prev`` is not the ``chain_hash`` of the row before it
+  (an event inserted, deleted or moved before it, or positions renumbered);
+- a row whose hash, recomputed from its ``chain_prev``, table, position, seq
+  and payload, is not its ``chain_hash`` (its bytes changed, or it was moved);
+- a row whose columns (event_id, seq, ts, type, round_id) are not what its
+  payload says;
+- an event outside the chain (position 0) stored after the chain began;
+
+and checks each checkpoint: its key is a published (or given) one, its
+signature verifies, and its hash is the chain recomputed from the stored
+events up to its position (one past the last stored event means events at
+the end were deleted).
+
+A gap next to events past the retention period (5 years and 7 days, see
+``docs/store.md``) is what the store's TTL removes, not a broken link.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+import msgspec
+
+from tablewatch.integrity.chain import GENESIS_HEX, link
+from tablewatch.integrity.checkpoints import Checkpoint, signature_ok
+from tablewatch.rules.events import ms_to_ts, ts_to_ms
+
+DAY_MS: Final = 86_400_000
+# the TTL's 5 years and 7 days, in the shortest case (one leap day), and a day of clocks apart
+RETENTION_MS: Final = (5 * 365 + 1 + 7 + 1) * DAY_MS
+SHOWN_PER_TABLE: Final = 20  # problems printed per table (all are counted)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """A chained ``raw_events`` row, as verify reads it."""
+
+    chain_pos: int
+    chain_prev: str
+    chain_hash: str
+    event_id: str
+    seq: int
+    ts_ms: int
+    type: str
+    round_id: str
+    payload: bytes
+    kafka_partition: int
+    kafka_offset: int
+    ingested_at_ms: int
+
+    def named(self) -> str:
+        return f"seq {self.seq}, event {self.event_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Outside:
+    """A table's rows outside the chain (position 0): how many, and how many of them were
+    stored after the chain began, with the first of those."""
+
+    rows: int = 0
+    after_chain: int = 0
+    first_after: str = ""  # its event_id
+    first_after_ms: int = 0  # its ingested_at
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    position: int  # 0: not at a position of the chain
+    what: str
+
+
+@dataclass(slots=True)
+class TableReport:
+    table_id: str
+    events: int = 0  # chained rows read
+    first: int = 0  # first and last positions read
+    last: int = 0
+    outside: int = 0
+    checkpoints: int = 0  # checked
+    checkpoints_failed: int = 0
+    expired_before: int = 0  # the positions before ``first`` are past retention
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def broken(self) -> bool:
+        return bool(self.problems)
+
+    def first_problem(self) -> Problem | None:
+        return min(self.problems, key=lambda p: p.position) if self.problems else None
+
+    def summary(self) -> str:
+        what = f"{self.events:,} event{'s' if self.events != 1 else ''}"
+        if self.events:
+            what += f" (positions {self.first:,}-{self.last:,})"
+        if self.expired_before:
+            what += f", positions 1-{self.expired_before:,} past retention"
+        checked = f"{self.checkpoints:,} checkpoint{'s' if self.checkpoints != 1 else ''}"
+        if self.checkpoints_failed:
+            checked += f", {self.checkpoints_failed:,} failed"
+        else:
+            checked += " verified"
+        outside = f"{self.outside:,} outside the chain"
+        first = self.first_problem()
+        if first is None:
+            return f"{self.table_id}: intact: {what}, {checked}, {outside}"
+        at = f"at position {first.position:,}" if first.position else "outside the chain"
+        problems = f"{len(self.problems):,} problem{'s' if len(self.problems) != 1 else ''}"
+        return (
+            f"{self.table_id}: BROKEN {at}: {first.what}; {problems}; {what}, {checked}, {outside}"
+        )
+
+    def lines(self, limit: int = SHOWN_PER_TABLE) -> list[str]:
+        """The problems, by position (at most ``limit``), then the summary."""
+        ordered = sorted(self.problems, key=lambda p: p.position)
+        shown = [
+            f"  {self.table_id} {'position ' + format(p.position, ',') if p.position else 'outside the chain'}: {p.what}"  # noqa: E501
+            for p in ordered[:limit]
+        ]
+        if len(ordered) > limit:
+            shown.append(f"  {self.table_id}: {len(ordered) - limit:,} more problems")
+        return [*shown, self.summary()]
+
+
+_DECODE = msgspec.json.Decoder()
+
+
+def column_mismatch(row: StoredEvent, table_id: str) -> str | None:
+    """Which of the row's columns differ from its payload, or None."""
+    try:
+        event = _DECODE.decode(row.payload)
+    except msgspec.DecodeError:
+        return "its payload is not JSON"
+    if not isinstance(event, dict):
+        return "its payload is not a JSON object"
+    round_id = event.get("round_id")
+    wanted = {
+        "table_id": (event.get("table_id"), table_id),
+        "event_id": (event.get("event_id"), row.event_id),
+        "seq": (event.get("seq"), row.seq),
+        "type": (event.get("type"), row.type),
+        "round_id": ("" if round_id is None else round_id, row.round_id),
+    }
+    differ = [name for name, (said, stored) in wanted.items() if said != stored]
+    ts = event.get("ts")
+    try:
+        if not isinstance(ts, str) or ts_to_ms(ts) != row.ts_ms:
+            differ.append("ts")
+    except (ValueError, TypeError):
+        differ.append("ts")
+    if differ:
+        columns = "column" + ("s" if len(differ) > 1 else "")
+        return f"its {', '.join(differ)} {columns} differ from its payload"
+    return None
+
+
+def recomputed(row: StoredEvent, table_id: str, prev_hex: str) -> str | None:
+    """The row's hash recomputed after ``prev_hex``, or None when that is not a hash."""
+    try:
+        prev = bytes.fromhex(prev_hex)
+    except ValueError:
+        return None
+    if len(prev) != 32:
+        return None
+    return link(prev, table_id, row.chain_pos, row.seq, row.payload).hex()
+
+
+def verify_table(
+    table_id: str,
+    events: Iterable[StoredEvent],
+    checkpoints: Sequence[Checkpoint] = (),
+    keys: Mapping[str, bytes] | None = None,
+    *,
+    outside: Outside = Outside(),
+    now_ms: int,
+    partial: bool = False,
+) -> TableReport:
+    """Walk ``events`` (chained rows, by position) and check ``checkpoints`` against the
+    public ``keys`` (key id -> raw key). ``partial``: the walk starts where asked
+    (``--since``), so a first position past 1 is expected."""
+    report = TableReport(table_id, outside=outside.rows)
+    add = report.problems.append
+    if outside.after_chain:
+        add(
+            Problem(
+                0,
+                f"{outside.after_chain:,} event{'s' if outside.after_chain != 1 else ''} "
+                f"stored outside the chain after it began (first: event {outside.first_after}, "
+                f"stored {ms_to_ts(outside.first_after_ms)})",
+            )
+        )
+    wanted = {c.chain_pos for c in checkpoints}
+    true_at: dict[int, str] = {}  # the recomputed chain at the checkpoints' positions
+    previous: StoredEvent | None = None
+    true_prev = ""  # the chain recomputed from the stored events, hex
+    for row in events:
+        position = row.chain_pos
+        if previous is None:
+            report.first = position
+            if position == 1:
+                true_prev = GENESIS_HEX
+                if row.chain_prev != GENESIS_HEX:
+                    add(Problem(1, f"its chain_prev is not the start of a chain ({row.named()})"))
+            else:
+                true_prev = row.chain_prev
+                if not partial:
+                    if now_ms - row.ingested_at_ms > RETENTION_MS:
+                        report.expired_before = position - 1
+                    else:
+                        add(
+                            Problem(
+                                1,
+                                f"positions 1-{position - 1:,} are missing: the first stored "
+                                f"event, at {position:,} ({row.named()}), was stored "
+                                f"{ms_to_ts(row.ingested_at_ms)}, within the retention period",
+                            )
+                        )
+        else:
+            last = previous.chain_pos
+            if position == last:
+                add(
+                    Problem(
+                        position,
+                        f"two events at this position: {previous.named()} and {row.named()}",
+                    )
+                )
+                continue
+            if position > last + 1:
+                gap = (
+                    f"position {last + 1:,}"
+                    if position == last + 2
+                    else f"positions {last + 1:,}-{position - 1:,}"
+                )
+                if now_ms - previous.ingested_at_ms <= RETENTION_MS:
+                    add(Problem(last + 1, f"{gap} missing (before {row.named()})"))
+                true_prev = row.chain_prev  # the chain goes on from what the next one says
+            elif row.chain_prev != previous.chain_hash:
+                add(
+                    Problem(
+                        position,
+                        f"its chain_prev is not the hash of the event before it ({row.named()}): "
+                        "an event before it was changed, inserted, deleted or moved",
+                    )
+                )
+        own = recomputed(row, table_id, row.chain_prev)
+        if own is None:
+            add(Problem(position, f"its chain_prev is not a hash ({row.named()})"))
+        elif own != row.chain_hash:
+            add(
+                Problem(
+                    position,
+                    f"its bytes, seq or position do not match its hash ({row.named()})",
+                )
+            )
+        mismatch = column_mismatch(row, table_id)
+        if mismatch is not None:
+            add(Problem(position, f"{mismatch} ({row.named()})"))
+        true_hash = recomputed(row, table_id, true_prev) or ""
+        if position in wanted:
+            true_at[position] = true_hash
+        true_prev = true_hash
+        previous = row
+        report.events += 1
+        report.last = position
+    _check_checkpoints(report, checkpoints, keys or {}, true_at)
+    return report
+
+
+def _check_checkpoints(
+    report: TableReport,
+    checkpoints: Sequence[Checkpoint],
+    keys: Mapping[str, bytes],
+    true_at: Mapping[int, str],
+) -> None:
+    add = report.problems.append
+    # Once the recomputed chain misses a checkpoint's hash, it misses every later one too
+    # until it meets one again (what broke it is reported on its own): those are counted
+    # on the first.
+    first_missed: int | None = None  # its index in report.problems
+    missed_after: list[int] = []
+    for checkpoint in sorted(checkpoints, key=lambda c: c.chain_pos):
+        position = checkpoint.chain_pos
+        if report.events and position < report.first:
+            continue  # before the first event read (past retention, or before --since)
+        report.checkpoints += 1
+        failed = []
+        public = keys.get(checkpoint.key_id)
+        if public is None:
+            failed.append(f"its key {checkpoint.key_id} is not a published or given key")
+        elif not signature_ok(checkpoint, public):
+            failed.append(f"its signature does not verify with key {checkpoint.key_id}")
+        missed = False
+        if position in true_at:
+            missed = true_at[position] != checkpoint.chain_hash
+            if not missed:
+                first_missed = None
+        elif not report.events or position > report.last:
+            failed.append(
+                "it is past the last stored event"
+                + (f" ({report.last:,})" if report.events else " (none stored)")
+                + ": events at the end are missing"
+            )
+        else:
+            failed.append("no stored event at its position")
+        if missed:
+            if first_missed is not None and not failed:
+                missed_after.append(position)
+                report.checkpoints_failed += 1
+                continue
+            failed.append("its hash is not the chain recomputed from the stored events")
+        if failed:
+            report.checkpoints_failed += 1
+            if missed and first_missed is None:
+                first_missed, missed_after = len(report.problems), []
+            signed = ms_to_ts(checkpoint.signed_at_ms)
+            add(Problem(position, f"checkpoint signed {signed}: {'; '.join(failed)}"))
+        if first_missed is not None and missed_after and not missed:
+            _fold(report, first_missed, missed_after)
+            first_missed, missed_after = None, []
+    if first_missed is not None and missed_after:
+        _fold(report, first_missed, missed_after)
+
+
+def _fold(report: TableReport, index: int, positions: list[int]) -> None:
+    first = report.problems[index]
+    n = len(positions)
+    where = f"{positions[0]:,}-{positions[-1]:,}" if n > 1 else f"{positions[0]:,}"
+    more = f"; so do the {n:,} checkpoint{'s' if n != 1 else ''} after it (at {where})"
+    report.problems[index] = Problem(first.position, first.what + more)
+
+
+@dataclass(frozen=True, slots=True)
+class RecomputedLink:
+    """A link of a chain recomputed from the events topic (``kafka_source.Link``)."""
+
+    position: int
+    hash: str
+    partition: int
+    offset: int
+    seq: int
+    ts_ms: int
+
+
+def verify_recomputed(
+    table_id: str,
+    links: Sequence[RecomputedLink],
+    stored: Mapping[int, tuple[str, int, int]],
+    checkpoints: Sequence[Checkpoint] = (),
+    keys: Mapping[str, bytes] | None = None,
+    *,
+    since_ms: int | None = None,
+) -> TableReport:
+    """Compare a chain recomputed from the topic with the store's rows (position ->
+    (chain_hash, partition, offset)) and check the checkpoints against it."""
+    report = TableReport(table_id)
+    add = report.problems.append
+    true_at: dict[int, str] = {}
+    seen: set[int] = set()
+    for item in links:
+        if since_ms is not None and item.ts_ms < since_ms:
+            continue
+        position = item.position
+        seen.add(position)
+        true_at[position] = item.hash
+        if not report.events:
+            report.first = position
+        report.events += 1
+        report.last = position
+        where = f"partition {item.partition} offset {item.offset}, seq {item.seq}"
+        row = stored.get(position)
+        if row is None:
+            add(Problem(position, f"the topic's event ({where}) is not in the store"))
+        elif row[0] != item.hash:
+            add(
+                Problem(
+                    position,
+                    f"the store's event (partition {row[1]} offset {row[2]}) does not hash as "
+                    f"the topic's ({where}): it or one before it differs",
+                )
+            )
+    if links and since_ms is None:
+        extra = sorted(p for p in stored if p > links[-1].position)
+        if extra:
+            add(
+                Problem(
+                    extra[0],
+                    f"{len(extra):,} stored event{'s' if len(extra) != 1 else ''} past the "
+                    f"topic's last ({links[-1].position:,}): not in the topic",
+                )
+            )
+    _check_checkpoints(report, checkpoints, keys or {}, true_at)
+    return report
