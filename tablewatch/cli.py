@@ -36,6 +36,11 @@ COMMANDS = {
         "tablewatch.commands.ingest:ingest",
         "Validate JSON Lines FILES and produce their events to Kafka.",
     ),
+    "keys": LazyCommand(
+        "tablewatch.commands.keys:keys",
+        "The Ed25519 keys that sign the hash chains' checkpoints.",
+        rules=False,
+    ),
     "live": LazyCommand(
         "tablewatch.commands.live:live",
         "Run the live pipeline with a simulated floor for a while, then summarise.",
@@ -56,6 +61,10 @@ COMMANDS = {
     "simulate": LazyCommand(
         "tablewatch.commands.simulate:simulate",
         "Simulate a floor of Four Card Poker and Let It Ride tables.",
+    ),
+    "verify": LazyCommand(
+        "tablewatch.commands.verify:verify",
+        "Recompute the tables' hash chains and check their signed checkpoints.",
     ),
     "worker": LazyCommand(
         "tablewatch.commands.worker:worker",

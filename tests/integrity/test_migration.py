@@ -1,0 +1,220 @@
+"""The chain's migration (0006) on a store filled before it, and the retention TTLs it sets.
+
+58 Pa. Code § 465a.6(c): records are kept at least 5 years. The TTLs may
+remove a row only when both its event's (or round's) time and the time it
+was stored are over 5 years and 7 days old; these tests age rows with the
+engine's own calendar arithmetic and make the engine apply the TTLs now
+(``OPTIMIZE ... FINAL``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from clickhouse_connect.driver.client import Client
+
+from tablewatch.cli import main
+from tablewatch.integrity.checkpoints import CHECKPOINTS
+from tablewatch.processors.processor import LiveProcessor
+from tablewatch.rules.config import parse_config
+from tablewatch.store.client import connect
+from tablewatch.store.migrate import Migration, applied, available, migrate
+from tablewatch.store.rows import EVENT_COLUMNS
+from tablewatch.store.writer import StoreWriter
+from tests.integrity.helpers import floor_log, small_floor
+from tests.store.conftest import dsn_of
+
+CHAIN = "0006"
+OLD_EVENT_COLUMNS = EVENT_COLUMNS[:10]  # raw_events before the chain
+
+
+def apply(client: Client, migrations: list[Migration]) -> None:
+    """What ``migrate`` does for these migrations."""
+    applied(client)  # creates schema_migrations
+    for migration in migrations:
+        for statement in migration.statements():
+            client.command(statement)
+        client.insert(
+            "schema_migrations",
+            [[migration.version, migration.name, int(time.time() * 1000)]],
+            column_names=["version", "name", "applied_at"],
+        )
+
+
+def before_chain() -> list[Migration]:
+    return [m for m in available() if m.version < CHAIN]
+
+
+@pytest.fixture
+def old_store(tmp_path: Path) -> Iterator[Client]:
+    """A store at the schema before the chain."""
+    client = connect(dsn_of(tmp_path / "store"))
+    try:
+        apply(client, before_chain())
+        yield client
+    finally:
+        client.close()
+
+
+def test_the_migration_keeps_every_row_and_marks_it_before_the_chain(
+    old_store: Client, tmp_path: Path
+) -> None:
+    floor = small_floor(tables=2, rounds=40, seed=12)
+    configs = parse_config(floor.config)
+    log = floor_log(floor)
+    snapshots: dict[str, bytes] = {}
+    processor: LiveProcessor[None] = LiveProcessor(configs, snapshots.get)
+    half = len(log) // 2
+    for partition, offset, value in log[:half]:  # what a worker wrote before the chain
+        processor.handle(value, partition, offset, None)
+    batch = processor.drain()
+    snapshots.update(batch.snapshots)
+    old_store.insert(
+        "raw_events", [row[:10] for row in batch.events], column_names=list(OLD_EVENT_COLUMNS)
+    )
+    StoreWriter(old_store).insert(
+        rounds=batch.rounds, settlements=batch.settlements, findings=batch.findings
+    )
+    tables = ("raw_events", "rounds", "settlements", "findings")
+    before = {
+        t: old_store.query(f"SELECT * FROM {t} FINAL ORDER BY ALL").result_rows for t in tables
+    }
+    assert all(before.values())
+
+    labels = migrate(old_store)
+    assert any(label.startswith(CHAIN) for label in labels)
+    old_columns = ", ".join(OLD_EVENT_COLUMNS)
+    after_events = old_store.query(
+        f"SELECT {old_columns} FROM raw_events FINAL ORDER BY ALL"
+    ).result_rows
+    assert after_events == before["raw_events"]  # every row, every value
+    for table in tables[1:]:
+        assert (
+            old_store.query(f"SELECT * FROM {table} FINAL ORDER BY ALL").result_rows
+            == (before[table])
+        )
+    marks = old_store.query(
+        "SELECT DISTINCT chain_pos, chain_prev, chain_hash FROM raw_events_v"
+    ).result_rows
+    assert marks == [(0, "", "")]  # before the chain
+    result = CliRunner().invoke(main, ["verify", "--dsn", dsn_of(tmp_path / "store")])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert all(": intact: 0 events, 0 checkpoints verified, " in line for line in lines[:-1])
+    outside = sum(int(line.split(", ")[-1].split()[0].replace(",", "")) for line in lines[:-1])
+    assert outside == len(before["raw_events"])
+
+    # the worker goes on, restored from the saved states of before the chain
+    for table_id, data in snapshots.items():
+        snapshots[table_id] = data.replace(b',"chain":', b',"no_chain":')
+    processor = LiveProcessor(configs, snapshots.get)
+    for partition, offset, value in log:
+        processor.handle(value, partition, offset, None)
+    batch = processor.drain()
+    StoreWriter(old_store).insert(events=batch.events)
+    counts = old_store.query(
+        "SELECT countIf(chain_pos = 0), countIf(chain_pos > 0), count() FROM raw_events_v"
+    ).result_rows[0]
+    assert counts[2] == len(log) and counts[0] and counts[1]
+    result = CliRunner().invoke(main, ["verify", "--dsn", dsn_of(tmp_path / "store")])
+    assert result.exit_code == 0, result.output
+    assert "outside the chain" in result.output and "intact" in result.output
+
+
+# ---- retention ------------------------------------------------------------------------
+
+# each table's event (or round) time columns and the time it was stored
+TIMES = {
+    "raw_events": (("ts",), "ingested_at", "event_id"),
+    "rounds": (("start_ts", "end_ts"), "judged_at", "round_id"),
+    "settlements": (("start_ts",), "judged_at", "round_id"),
+    "findings": (("ts",), "judged_at", "finding_id"),
+    CHECKPOINTS: (("event_ts",), "signed_at", "signature"),
+}
+AGES = {  # label: (the event's time, the time it was stored), as ClickHouse expressions
+    "4y11m": ("now64(3) - INTERVAL 4 YEAR - INTERVAL 11 MONTH",) * 2,
+    "5y-1d": ("now64(3) - INTERVAL 5 YEAR + INTERVAL 1 DAY",) * 2,
+    "5y+3d": ("now64(3) - INTERVAL 5 YEAR - INTERVAL 3 DAY",) * 2,  # within the 7-day margin
+    "5y+10d": ("now64(3) - INTERVAL 5 YEAR - INTERVAL 10 DAY",) * 2,
+    "20y": ("now64(3) - INTERVAL 20 YEAR",) * 2,
+    "clock-20y-back": ("now64(3) - INTERVAL 20 YEAR", "now64(3)"),  # a controller's clock
+    "year-2150": ("toDateTime64('2150-06-01 00:00:00', 3, 'UTC')", "now64(3)"),
+}
+GONE = {"5y+10d", "20y"}
+
+
+def ms(client: Client, expression: str) -> int:
+    return int(client.query(f"SELECT toUnixTimestamp64Milli({expression})").result_rows[0][0])
+
+
+def default_of(type_text: str) -> Any:
+    if type_text.startswith("Nullable(") or type_text.startswith("LowCardinality(Nullable("):
+        return None
+    if type_text.startswith("Array("):
+        return []
+    if "String" in type_text:
+        return "x"
+    if type_text == "Bool":
+        return False
+    return 0
+
+
+def insert_aged(client: Client, table: str) -> None:
+    described = client.query(f"DESCRIBE TABLE {table}").result_rows
+    columns = [str(r[0]) for r in described]
+    event_times, stored_time, label_column = TIMES[table]
+    rows: list[list[Any]] = []
+    for label, (event_expr, stored_expr) in AGES.items():
+        values = {str(r[0]): default_of(str(r[1])) for r in described}
+        for column in event_times:
+            values[column] = ms(client, event_expr)
+        values[stored_time] = ms(client, stored_expr)
+        values[label_column] = label
+        if table == CHECKPOINTS:
+            values["chain_pos"] = len(rows) + 1
+        rows.append([values[c] for c in columns])
+    if table == "findings":  # a finding with no ts: its judgement's time
+        values = {str(r[0]): default_of(str(r[1])) for r in described}
+        values.update({"ts": None, "judged_at": ms(client, AGES["5y+10d"][0])})
+        values["finding_id"] = "no-ts-5y+10d"
+        rows.append([values[c] for c in columns])
+    client.insert(table, rows, column_names=columns)
+
+
+def kept(client: Client, table: str) -> set[str]:
+    label = TIMES[table][2]
+    client.command(f"OPTIMIZE TABLE {table} FINAL")
+    return {str(r[0]) for r in client.query(f"SELECT {label} FROM {table}").result_rows}
+
+
+def test_the_migration_sets_ttls_that_remove_only_what_is_over_five_years_old(
+    old_store: Client,
+) -> None:
+    tables = [t for t in TIMES if t != CHECKPOINTS]  # chain_checkpoints: made with its TTL
+    for table in tables:
+        insert_aged(old_store, table)  # rows stored before the TTLs existed
+    migrate(old_store)
+    want = set(AGES) - GONE
+    for table in tables:
+        old_store.command(f"ALTER TABLE {table} MATERIALIZE TTL", settings={"mutations_sync": 2})
+        labels = kept(old_store, table)
+        assert want <= labels, (table, want - labels)
+        assert not labels & GONE, (table, labels & GONE)
+
+
+def test_rows_written_under_the_ttls(tmp_path: Path) -> None:
+    """Under the TTLs, a row already past them is not even kept by its insert; every
+    other one is."""
+    client = connect(dsn_of(tmp_path / "store"))
+    try:
+        migrate(client)
+        for table in TIMES:
+            insert_aged(client, table)
+            assert kept(client, table) == set(AGES) - GONE, table
+    finally:
+        client.close()
