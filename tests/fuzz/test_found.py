@@ -6,7 +6,6 @@ import asyncio
 import gzip
 import zlib
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -82,11 +81,11 @@ def test_a_body_aiohttp_cannot_decompress_is_400_not_500(
 # ---- callers' SQL ---------------------------------------------------------------------
 
 
-@pytest.fixture
-def planted(tmp_path: Path) -> Iterator[tuple[Client, ReadOnlyReader]]:
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Client, ReadOnlyReader]]:
     """A store with a table in the product's database that is not the product's, a
-    database of its own, and the reader under test."""
-    dsn = f"chdb:///{tmp_path / 'store'}"
+    database of its own, and the reader under test (one for the module: nothing writes)."""
+    dsn = f"chdb:///{tmp_path_factory.mktemp('planted') / 'store'}"
     writer = connect(dsn)
     try:
         migrate(writer)
