@@ -21,7 +21,7 @@ from tablewatch import native
 from tablewatch.config_file import load_config
 from tablewatch.ingest.files import line_blocks
 from tablewatch.ingest.partition import Router
-from tablewatch.rules.audit import Auditor, Outcome
+from tablewatch.rules.audit import Auditor, RoundOrFinding
 from tablewatch.rules.decode import decode_lines
 from tablewatch.rules.events import AnyEvent
 from tablewatch.rules.findings import Finding
@@ -143,7 +143,7 @@ def _note_first_lines(
         first_lines[table.table_id] = done + event_lines[index]
 
 
-def _findings(outcome: Outcome) -> Iterator[Finding]:
+def _findings(outcome: RoundOrFinding) -> Iterator[Finding]:
     if isinstance(outcome, RoundResult):
         yield from outcome.findings
     else:

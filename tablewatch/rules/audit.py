@@ -15,10 +15,10 @@ from tablewatch.rules.checks.table_level import table_finding
 from tablewatch.rules.events import AnyEvent
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
-from tablewatch.rules.table import Outcome, TableState, fold_events
+from tablewatch.rules.table import RoundOrFinding, TableState, fold_events
 from tablewatch.rules.table_config import TableConfig
 
-__all__ = ["AuditStats", "Auditor", "Outcome", "findings_of"]
+__all__ = ["AuditStats", "Auditor", "RoundOrFinding", "findings_of"]
 
 
 @dataclass(slots=True)
@@ -45,12 +45,12 @@ class Auditor:
         self._unconfigured: set[str] = set()
         self.stats = AuditStats()
 
-    def feed(self, event: AnyEvent) -> list[Outcome]:
+    def feed(self, event: AnyEvent) -> list[RoundOrFinding]:
         """Fold one event; returns the rounds it completed and table-level findings."""
         self.stats.events += 1
         return self._fold_one(event)
 
-    def feed_many(self, events: Sequence[AnyEvent]) -> Iterator[tuple[int, Outcome]]:
+    def feed_many(self, events: Sequence[AnyEvent]) -> Iterator[tuple[int, RoundOrFinding]]:
         """Fold ``events`` in order: yields (index of the event, outcome) for what each one
         completes, as :meth:`feed` on each would, several times faster (see
         :func:`~tablewatch.rules.table.fold_events`). Consume it to the end.
@@ -58,7 +58,7 @@ class Auditor:
         self.stats.events += len(events)
         return fold_events(self._tables, events, self._fold_one)
 
-    def _fold_one(self, event: AnyEvent) -> list[Outcome]:
+    def _fold_one(self, event: AnyEvent) -> list[RoundOrFinding]:
         table = self._tables.get(event.table_id) or self.ensure_table(event.table_id)
         if table is None:
             return self._not_configured(event)
@@ -70,14 +70,14 @@ class Auditor:
             self._count(outcomes)
         return outcomes
 
-    def feed_all(self, events: Iterable[AnyEvent]) -> Iterator[Outcome]:
+    def feed_all(self, events: Iterable[AnyEvent]) -> Iterator[RoundOrFinding]:
         """Fold every event, then close what is still open (end of input)."""
         for event in events:
             yield from self.feed(event)
         yield from self.finish()
 
-    def finish(self, why: str = "the input ended before round_end") -> list[Outcome]:
-        out: list[Outcome] = []
+    def finish(self, why: str = "the input ended before round_end") -> list[RoundOrFinding]:
+        out: list[RoundOrFinding] = []
         for table in self._tables.values():
             out.extend(table.finish(why))
         return self._count(out)
@@ -104,11 +104,11 @@ class Auditor:
     def table_states(self) -> list[TableState]:
         return list(self._tables.values())
 
-    def count(self, outcomes: list[Outcome]) -> list[Outcome]:
+    def count(self, outcomes: list[RoundOrFinding]) -> list[RoundOrFinding]:
         """Count outcomes produced outside :meth:`feed` (a live worker closing a silent round)."""
         return self._count(outcomes)
 
-    def _count(self, outcomes: list[Outcome]) -> list[Outcome]:
+    def _count(self, outcomes: list[RoundOrFinding]) -> list[RoundOrFinding]:
         for outcome in outcomes:
             if isinstance(outcome, RoundResult):
                 self.stats.rounds += 1
@@ -117,7 +117,7 @@ class Auditor:
                 self.stats.findings += 1
         return outcomes
 
-    def _not_configured(self, event: AnyEvent) -> list[Outcome]:
+    def _not_configured(self, event: AnyEvent) -> list[RoundOrFinding]:
         self.stats.unconfigured_events += 1
         if event.table_id in self._unconfigured:
             return []
@@ -137,7 +137,7 @@ class Auditor:
         )
 
 
-def findings_of(outcomes: Iterable[Outcome]) -> Iterator[Finding]:
+def findings_of(outcomes: Iterable[RoundOrFinding]) -> Iterator[Finding]:
     """Every finding in a stream of outcomes, in order."""
     for outcome in outcomes:
         if isinstance(outcome, RoundResult):

@@ -46,7 +46,8 @@ from tablewatch.rules.round import Round
 from tablewatch.rules.round_ids import RoundIdWindow, RoundOpening, WindowRound
 from tablewatch.rules.table_config import TableConfig
 
-Outcome = RoundResult | Finding
+# What folding a table's events gives: a judged round, or a finding outside any round.
+RoundOrFinding = RoundResult | Finding
 
 # Round events that neither open nor close a round.
 _MID_ROUND: Final[frozenset[type]] = ROUND_EVENT_TYPES - {RoundStart, RoundEnd}
@@ -100,7 +101,7 @@ class TableState:
         self.duplicates += 1
         return True
 
-    def apply(self, event: AnyEvent) -> list[Outcome]:
+    def apply(self, event: AnyEvent) -> list[RoundOrFinding]:
         """Fold one event (not a duplicate) and return what it completed."""
         last_seq = self.last_seq
         self.last_seq = event.seq
@@ -112,7 +113,7 @@ class TableState:
             if mid.round_id == current.round_id and mid.seq == last_seq + 1:  # type: ignore[operator]
                 current.apply(mid)
                 return []
-        out: list[Outcome] = []
+        out: list[RoundOrFinding] = []
         if type(event) in ROUND_EVENT_TYPES:  # isinstance(event, RoundEvent), faster
             at_round = cast(RoundEvent, event)
             gap = sequence_gap.check(last_seq, at_round, at_round.round_id)
@@ -149,15 +150,15 @@ class TableState:
         self._closed.extend(closed)
         self.round_ids.open_all(opened)
 
-    def finish(self, why: str) -> list[Outcome]:
+    def finish(self, why: str) -> list[RoundOrFinding]:
         """Close the open round, if any, as incomplete."""
-        out: list[Outcome] = []
+        out: list[RoundOrFinding] = []
         self._close_open(why, out)
         return out
 
     # ---- table events -------------------------------------------------------
 
-    def _table_event(self, event: AnyEvent, out: list[Outcome]) -> None:
+    def _table_event(self, event: AnyEvent, out: list[RoundOrFinding]) -> None:
         # Exact types (see events.ROUND_EVENT_TYPES): no metaclass __instancecheck__.
         if type(event) is DeckIn:
             self.decks[event.deck_id] = DeckState(event.dealing, event.ts, event.event_id)
@@ -194,7 +195,9 @@ class TableState:
 
     # ---- round events -------------------------------------------------------
 
-    def _round_event(self, event: RoundEvent, gap: Finding | None, out: list[Outcome]) -> None:
+    def _round_event(
+        self, event: RoundEvent, gap: Finding | None, out: list[RoundOrFinding]
+    ) -> None:
         current = self.open_round
         if type(event) is RoundStart:
             if current is not None:  # the message is built only for a round left open
@@ -251,11 +254,11 @@ class TableState:
             return deck.dealing
         return self.config.dealing or "hand"
 
-    def _close_open(self, why: str, out: list[Outcome]) -> None:
+    def _close_open(self, why: str, out: list[RoundOrFinding]) -> None:
         if self.open_round is not None:
             self._judge(self.open_round, out, why)
 
-    def _judge(self, rnd: Round, out: list[Outcome], why: str) -> None:
+    def _judge(self, rnd: Round, out: list[RoundOrFinding], why: str) -> None:
         dealing = self._dealing(rnd)
         if rnd.start is not None and not self.config.counting_shuffler:
             self._stub_cadence(rnd, dealing)
@@ -286,7 +289,9 @@ class TableState:
             self.rounds_without_stub = 0
             self.stubless_starts = []
 
-    def _outside_round(self, event: RoundEvent, gap: Finding | None, out: list[Outcome]) -> None:
+    def _outside_round(
+        self, event: RoundEvent, gap: Finding | None, out: list[RoundOrFinding]
+    ) -> None:
         if gap is not None:
             out.append(gap)
         out.append(
@@ -306,8 +311,8 @@ class TableState:
 def fold_events(
     tables: Mapping[str, TableState],
     events: Sequence[AnyEvent],
-    fold_one: Callable[[AnyEvent], list[Outcome]],
-) -> Iterator[tuple[int, Outcome]]:
+    fold_one: Callable[[AnyEvent], list[RoundOrFinding]],
+) -> Iterator[tuple[int, RoundOrFinding]]:
     """Fold ``events`` in order as ``fold_one`` (the auditor's one-event fold) would, yielding
     (index of the event, outcome) for what they complete.
 
