@@ -8,11 +8,14 @@ duplicated, even when the worker is killed mid-stream.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from tablewatch.integrity.keys import generate
 from tablewatch.services import free_port
 from tests.integration.pipeline import (
     Deployment,
@@ -51,6 +54,27 @@ def assert_judged_exactly(
     assert deployment.get("/metrics")["offset_gaps"] == 0
 
 
+def assert_chains_intact(
+    deployment: Deployment, floor: SimulatedFloor, key: Path, tables: int
+) -> None:
+    """``tablewatch verify`` finds every table's chain and checkpoints intact, from the store
+    and from the events topic (the worker stopped: it held the embedded store)."""
+    store = f"chdb:///{deployment.root / 'chdb'}"
+    topic = ["--kafka", deployment.bootstrap, "--topic", f"{deployment.prefix}table-events",
+             "--config", str(floor.config)]  # fmt: skip
+    for source in ([], topic):
+        result = subprocess.run(
+            [sys.executable, "-m", "tablewatch.cli", "verify", "--dsn", store,
+             "--public-key", f"{key}.pub", *source],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stdout + result.stderr
+        lines = result.stdout.splitlines()[:-1]
+        assert len(lines) == tables, result.stdout
+        assert all(": intact: " in line for line in lines), result.stdout
+        assert all(" 0 checkpoints" not in line for line in lines), result.stdout
+
+
 def test_simulated_floor_end_to_end(kafka_bootstrap: str, tmp_path: Path) -> None:
     floor = simulated_floor(tmp_path, tables=6, rounds=300, seed=31)
     deployment = new_deployment(kafka_bootstrap, tmp_path, free_port())
@@ -86,13 +110,19 @@ def test_worker_killed_mid_stream(
 ) -> None:
     """SIGKILL mid-stream, events produced while down, restart: still the truth, no
     duplicate. With a slow changelog the killed worker loses the snapshots still in
-    Faust's buffer; its committed offsets must not have passed them."""
+    Faust's buffer; its committed offsets must not have passed them. Afterwards every
+    table's hash chain and signed checkpoints are intact (``tablewatch verify``)."""
     floor = simulated_floor(tmp_path, tables=6, rounds=400, seed=32)
     half = len(floor.events) // 2
     first = write_jsonl(tmp_path / "first.jsonl", floor.events[:half])
     second = write_jsonl(tmp_path / "second.jsonl", floor.events[half:])
     deployment = new_deployment(kafka_bootstrap, tmp_path, free_port())
-    with deployment.worker(floor.config, changelog_delay=changelog_delay) as worker:
+    key = tmp_path / "checkpoint.key"
+    generate(key)
+    signing = ("--checkpoint-key", str(key), "--checkpoint-events", "100")
+    with deployment.worker(
+        floor.config, changelog_delay=changelog_delay, extra_args=signing
+    ) as worker:
         deployment.ingest(first)
         deadline = time.monotonic() + 60
         while deployment.get("/metrics")["events"] < half // 3:
@@ -101,8 +131,9 @@ def test_worker_killed_mid_stream(
         worker.kill()  # SIGKILL, mid-stream
         worker.wait()
     deployment.ingest(second)  # produced while the worker is down
-    with deployment.worker(floor.config, "worker-2.log"):
+    with deployment.worker(floor.config, "worker-2.log", extra_args=signing):
         assert_judged_exactly(deployment, floor, "worker.log", "worker-2.log", timeout=240)
+    assert_chains_intact(deployment, floor, key, tables=6)
 
 
 @pytest.mark.parametrize("changelog_delay", [0.0, 0.3], ids=["", "slow-changelog"])
