@@ -24,22 +24,23 @@ _SEVERITY_RANK = (
 )
 
 _ROUND_SELECT = """
-SELECT table_id, round_id, game, toUnixTimestamp64Milli(start_ts), toUnixTimestamp64Milli(end_ts),
-       dealer_id, deck_id, seats, wagered, paid, voided, complete, finding_count,
-       toUnixTimestamp64Milli(judged_at)
+SELECT table_id, round_id, start_event_id, game, toUnixTimestamp64Milli(start_ts),
+       toUnixTimestamp64Milli(end_ts), dealer_id, deck_id, seats, wagered, paid, voided,
+       complete, finding_count, toUnixTimestamp64Milli(judged_at)
 FROM rounds_v
 """
 
 _SETTLEMENT_SELECT = """
-SELECT table_id, round_id, seat, bet, stake, expected_result, expected_paid,
+SELECT table_id, round_id, start_event_id, seat, bet, stake, expected_result, expected_paid,
        actual_result, actual_paid, toUnixTimestamp64Milli(start_ts),
        toUnixTimestamp64Milli(judged_at)
 FROM settlements_v
 """
 
 _FINDING_SELECT = """
-SELECT finding_id, table_id, round_id, check, severity, regulation, seat, bet, expected, actual,
-       message, event_ids, toUnixTimestamp64Milli(ts), toUnixTimestamp64Milli(judged_at)
+SELECT finding_id, table_id, round_id, start_event_id, check, severity, regulation, seat, bet,
+       expected, actual, message, event_ids, toUnixTimestamp64Milli(ts),
+       toUnixTimestamp64Milli(judged_at)
 FROM findings_v
 """
 
@@ -132,13 +133,27 @@ def findings(
     return [_finding(row) for row in _rows(client, sql, params)]
 
 
-def round_detail(client: Client, table_id: str, round_id: str) -> RoundDetail | None:
-    """One round with its settlement lines and findings; None when the round is not stored."""
+def round_detail(
+    client: Client, table_id: str, round_id: str, start_event_id: str | None = None
+) -> RoundDetail | None:
+    """One round with its settlement lines and findings; None when the round is not stored.
+
+    Rounds given the same ``round_id`` at a table (ROUND_ID_REUSED) are told apart by
+    ``start_event_id``, the event that began each; without it, the one that began last.
+    """
     params = {"table_id": table_id, "round_id": round_id}
     where = " WHERE table_id = {table_id:String} AND round_id = {round_id:String}"
-    rounds = _rows(client, _ROUND_SELECT + where, params)
+    if start_event_id is not None:
+        where += " AND start_event_id = {start_event_id:String}"
+        params["start_event_id"] = start_event_id
+    rounds = _rows(
+        client, _ROUND_SELECT + where + " ORDER BY start_ts DESC, start_event_id DESC", params
+    )
     if not rounds:
         return None
+    if start_event_id is None:
+        where += " AND start_event_id = {start_event_id:String}"
+        params["start_event_id"] = str(rounds[0][2])
     lines = _rows(client, _SETTLEMENT_SELECT + where + " ORDER BY seat, bet", params)
     found = _rows(client, _FINDING_SELECT + where + " ORDER BY ts, check, seat, bet", params)
     return RoundDetail(
@@ -149,11 +164,12 @@ def round_detail(client: Client, table_id: str, round_id: str) -> RoundDetail | 
 
 
 def _round(row: Sequence[Any]) -> StoredRound:
-    (table_id, round_id, game, start, end, dealer, deck, seats, wagered, paid) = row[:10]
-    voided, complete, finding_count, judged_at = row[10:]
+    (table_id, round_id, start_event_id, game, start, end, dealer, deck, seats) = row[:9]
+    wagered, paid, voided, complete, finding_count, judged_at = row[9:]
     return StoredRound(
         str(table_id),
         str(round_id),
+        str(start_event_id),
         str(game),
         int(start),
         int(end),
@@ -170,11 +186,12 @@ def _round(row: Sequence[Any]) -> StoredRound:
 
 
 def _settlement(row: Sequence[Any]) -> StoredSettlement:
-    table_id, round_id, seat, bet, stake, exp_result, exp_paid, act_result, act_paid = row[:9]
-    start, judged_at = row[9:]
+    table_id, round_id, start_event_id, seat, bet, stake, exp_result, exp_paid = row[:8]
+    act_result, act_paid, start, judged_at = row[8:]
     return StoredSettlement(
         str(table_id),
         str(round_id),
+        str(start_event_id),
         int(seat),
         str(bet),
         int(stake),
@@ -188,12 +205,13 @@ def _settlement(row: Sequence[Any]) -> StoredSettlement:
 
 
 def _finding(row: Sequence[Any]) -> StoredFinding:
-    finding_id, table_id, round_id, check, severity, regulation, seat, bet = row[:8]
-    expected, actual, message, event_ids, ts, judged_at = row[8:]
+    finding_id, table_id, round_id, start_event_id, check, severity, regulation, seat = row[:8]
+    bet, expected, actual, message, event_ids, ts, judged_at = row[8:]
     return StoredFinding(
         finding_id=str(finding_id),
         table_id=str(table_id),
         round_id=round_id or None,
+        start_event_id=start_event_id or None,
         check=str(check),
         severity=str(severity),
         regulation=str(regulation),

@@ -16,6 +16,7 @@ from tablewatch.rules.events import ms_to_ts
 class StoredRound:
     table_id: str
     round_id: str
+    start_event_id: str  # the event that began the round: with table and round_id, its identity
     game: str
     start_ms: int
     end_ms: int
@@ -42,6 +43,7 @@ class StoredRound:
 class StoredSettlement:
     table_id: str
     round_id: str
+    start_event_id: str  # its round's
     seat: int
     bet: str
     stake: int
@@ -58,6 +60,7 @@ class StoredFinding:
     finding_id: str
     table_id: str
     round_id: str | None  # None: a table-level finding
+    start_event_id: str | None  # its round's (None: not part of a judged round)
     check: str
     severity: str
     regulation: str
@@ -75,7 +78,8 @@ class StoredFinding:
         return None if self.ts_ms is None else ms_to_ts(self.ts_ms)
 
     def as_dict(self) -> dict[str, Any]:
-        """The keys of ``tablewatch audit --format json`` plus ``finding_id`` and ``judged_at``."""
+        """The keys of ``tablewatch audit --format json`` plus ``finding_id``,
+        ``start_event_id`` and ``judged_at``."""
         out = asdict(self)
         out["event_ids"] = list(self.event_ids)
         out["ts"] = self.ts

@@ -101,6 +101,7 @@ ROUNDS = "rounds"
 ROUND_COLUMNS = (
     "table_id",
     "round_id",
+    "start_event_id",
     "game",
     "start_ts",
     "end_ts",
@@ -114,11 +115,15 @@ ROUND_COLUMNS = (
     "finding_count",
     "judged_at",
 )
+# start_event_id (rounds, settlements, findings): the event_id of the event that began the
+# round (RoundResult.start_event_id); with table_id and round_id, a stored round's identity.
+# '' for a table-level finding.
 RoundRow = tuple[
-    str, str, str, int, int, str | None, str | None, int, int, int, bool, bool, int, int
+    str, str, str, str, int, int, str | None, str | None, int, int, int, bool, bool, int, int
 ]
 ROUND_TYPES: Final = (
     "LowCardinality(String)",
+    "String",
     "String",
     "LowCardinality(String)",
     "DateTime64(3, 'UTC')",
@@ -140,6 +145,7 @@ SETTLEMENTS = "settlements"
 SETTLEMENT_COLUMNS = (
     "table_id",
     "round_id",
+    "start_event_id",
     "seat",
     "bet",
     "stake",
@@ -151,10 +157,11 @@ SETTLEMENT_COLUMNS = (
     "judged_at",
 )
 SettlementRow = tuple[
-    str, str, int, str, int, str | None, int | None, str | None, int | None, int, int
+    str, str, str, int, str, int, str | None, int | None, str | None, int | None, int, int
 ]
 SETTLEMENT_TYPES: Final = (
     "LowCardinality(String)",
+    "String",
     "String",
     "UInt8",
     "LowCardinality(String)",
@@ -204,6 +211,7 @@ FINDING_COLUMNS = (
     "finding_id",
     "table_id",
     "round_id",
+    "start_event_id",
     "check",
     "severity",
     "regulation",
@@ -217,6 +225,7 @@ FINDING_COLUMNS = (
     "judged_at",
 )
 FindingRow = tuple[
+    str,
     str,
     str,
     str,
@@ -237,6 +246,7 @@ FINDING_TYPES: Final = (
     "String",
     "LowCardinality(String)",
     "String",
+    "String",
     "LowCardinality(String)",
     "LowCardinality(String)",
     "LowCardinality(String)",
@@ -253,13 +263,16 @@ FINDING_TYPES: Final = (
 _ID_ENCODER = msgspec.json.Encoder()
 
 
-def finding_id(finding: Finding, origin: str = "") -> str:
+def finding_id(finding: Finding, origin: str = "", start_event_id: str = "") -> str:
     """A stable id: the same finding judged again (same table, round, check, seat, bet and
     evidence) gets the same id. 32 hex digits (BLAKE2b, 128 bits).
 
+    ``start_event_id``: the round's (:attr:`RoundResult.start_event_id`), for a finding
+    of a judged round: the same finding of two rounds given one round_id has two ids.
     ``origin`` tells apart findings that rest on no readable event: the Kafka
     coordinates of a message the worker could not process (EVENT_NOT_PROCESSED),
-    the same when the message is read again."""
+    the same when the message is read again. A table-level finding has neither
+    start nor, but for those, origin: its id is what it was before either existed."""
     key: list[object] = [
         finding.table_id,
         finding.round_id or "",
@@ -270,18 +283,44 @@ def finding_id(finding: Finding, origin: str = "") -> str:
     ]
     if origin:
         key.append(origin)
+    if start_event_id:
+        key.append({"start_event_id": start_event_id})
     return hashlib.blake2b(_ID_ENCODER.encode(key), digest_size=16).hexdigest()
 
 
+def round_finding_ids(result: RoundResult) -> list[str]:
+    """The ids of a judged round's findings, in order, as :func:`round_rows` stores them."""
+    start = result.start_event_id
+    return [finding_id(f, start_event_id=start) for f in result.findings]
+
+
+def stored_finding_ids(outcomes: Iterable[RoundResult | Finding]) -> set[str]:
+    """The ids the findings of ``outcomes`` (judged rounds, table-level findings) are stored
+    under (but EVENT_NOT_PROCESSED's, which name their message's origin)."""
+    ids: set[str] = set()
+    for outcome in outcomes:
+        if isinstance(outcome, RoundResult):
+            ids.update(round_finding_ids(outcome))
+        else:
+            ids.add(finding_id(outcome))
+    return ids
+
+
 def finding_row(
-    finding: Finding, judged_at_ms: int, default_ts_ms: int | None = None, origin: str = ""
+    finding: Finding,
+    judged_at_ms: int,
+    default_ts_ms: int | None = None,
+    origin: str = "",
+    start_event_id: str = "",
 ) -> FindingRow:
     """The ``findings`` row of ``finding``; ``default_ts_ms`` stands in for a missing ``ts``;
-    ``origin``: see :func:`finding_id`."""
+    ``origin``, ``start_event_id`` (of the judged round it is part of, "" when table-level):
+    see :func:`finding_id`."""
     return (
-        finding_id(finding, origin),
+        finding_id(finding, origin, start_event_id),
         finding.table_id,
         finding.round_id or "",
+        start_event_id,
         finding.check,
         finding.severity,
         finding.regulation,
@@ -313,9 +352,11 @@ def round_rows(result: RoundResult, judged_at_ms: int) -> RoundRows:
     lines and findings from its latest judgement only.
     """
     start_ms = ts_to_ms(result.start_ts)
+    start = result.start_event_id
     round_row: RoundRow = (
         result.table_id,
         result.round_id,
+        start,
         result.game,
         start_ms,
         ts_to_ms(result.end_ts),
@@ -333,6 +374,7 @@ def round_rows(result: RoundResult, judged_at_ms: int) -> RoundRows:
         (
             result.table_id,
             result.round_id,
+            start,
             line.seat,
             line.bet,
             line.stake,
@@ -345,7 +387,9 @@ def round_rows(result: RoundResult, judged_at_ms: int) -> RoundRows:
         )
         for line in settlement_lines(result)
     )
-    findings = tuple(finding_row(f, judged_at_ms, start_ms) for f in result.findings)
+    findings = tuple(
+        finding_row(f, judged_at_ms, start_ms, start_event_id=start) for f in result.findings
+    )
     return RoundRows(round_row, settlements, findings)
 
 

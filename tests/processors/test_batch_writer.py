@@ -281,7 +281,7 @@ def test_rows_the_store_refuses_are_set_aside_and_the_rest_written() -> None:
     assert (bad_event[7], bad_event[8]) in refused
     assert len(sent.letters) == 2 and all(r["stage"] == "store" for r in sent.letters)
     assert all("the store refused" in str(r["reason"]) for r in sent.letters)
-    not_processed = [r for r in store.rows["findings"] if r[3] == "EVENT_NOT_PROCESSED"]
+    not_processed = [r for r in store.rows["findings"] if r[4] == "EVENT_NOT_PROCESSED"]
     assert len(not_processed) == 2  # stored, in the same write
     produced = [m for m in sent.finding_messages if m["check"] == "EVENT_NOT_PROCESSED"]
     assert len(produced) == 2

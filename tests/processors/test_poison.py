@@ -61,7 +61,7 @@ class Recorder(FakeDeployment):
         self.event_ids |= {str(row[1]) for row in batch.events}
 
     def not_processed(self) -> list[tuple[object, ...]]:
-        return [r for r in self.finding_rows.values() if r[3] == "EVENT_NOT_PROCESSED"]
+        return [r for r in self.finding_rows.values() if r[4] == "EVENT_NOT_PROCESSED"]
 
 
 def partition_of(table_id: str) -> int:
@@ -127,7 +127,7 @@ def assert_all_acknowledged(deployment: Recorder, log: list[Message]) -> None:
 
 def verdicts(deployment: Recorder) -> set[str]:
     """Finding ids of every finding but EVENT_NOT_PROCESSED."""
-    return {i for i, r in deployment.finding_rows.items() if r[3] != "EVENT_NOT_PROCESSED"}
+    return {i for i, r in deployment.finding_rows.items() if r[4] != "EVENT_NOT_PROCESSED"}
 
 
 def table_event(table_id: str, **fields: Any) -> bytes:
@@ -200,21 +200,21 @@ def test_every_kind_of_poison_is_dead_lettered_and_the_floor_judged_as_without_i
     assert processor.counters.refused == {"decode": len(kinds), "judge": 0, "store": 0}
     assert processor.counters.rejected == len(kinds)
     # a finding for each one whose table can be read, naming its partition and offset
-    found = sorted(deployment.not_processed(), key=lambda r: str(r[10]))
+    found = sorted(deployment.not_processed(), key=lambda r: str(r[11]))
     expected = [at for (_, _, readable), at in zip(kinds, placed, strict=True) if readable]
     assert len(found) == len(expected)
-    messages = " | ".join(str(r[10]) for r in found)
+    messages = " | ".join(str(r[11]) for r in found)
     for partition, offset in expected:
         assert f"{EVENTS} partition {partition} offset {offset} " in messages
-    assert {(r[1], r[2], r[4], r[5]) for r in found} == {
-        (table_id, "", "critical", "CONTROLLER_PROTOCOL v1")
+    assert {(r[1], r[2], r[3], r[5], r[6]) for r in found} == {
+        (table_id, "", "", "critical", "CONTROLLER_PROTOCOL v1")
     }
     produced = [m for m in deployment.finding_messages if m["check"] == "EVENT_NOT_PROCESSED"]
     assert len(produced) == len(expected)
     assert processor.counters.findings_by_check["EVENT_NOT_PROCESSED"] == len(expected)
     # the event_id is named when it can be read
-    assert any("(event_id p-neg)" in str(r[10]) for r in found)
-    assert any("(event_id unreadable)" in str(r[10]) for r in found)  # the 1 MB one
+    assert any("(event_id p-neg)" in str(r[11]) for r in found)
+    assert any("(event_id unreadable)" in str(r[11]) for r in found)  # the 1 MB one
 
 
 def test_a_poison_read_again_after_a_crash_gives_the_same_finding() -> None:
@@ -309,7 +309,7 @@ def test_a_round_whose_rows_cannot_be_stored_is_set_aside_alone(
         rows = real_round_rows(result, judged_at_ms)
         if (result.table_id, result.round_id) != (table_id, victim):
             return rows
-        too_much = (*rows.round_row[:8], 2**63, *rows.round_row[9:])
+        too_much = (*rows.round_row[:9], 2**63, *rows.round_row[10:])
         return RoundRows(too_much, rows.settlement_rows, rows.finding_rows)
 
     monkeypatch.setattr(processor_module, "round_rows", round_rows)
@@ -334,14 +334,14 @@ def test_a_round_whose_rows_cannot_be_stored_is_set_aside_alone(
     assert f"round {victim} not stored: rounds.wagered cannot hold" in letter["reason"]
     assert json.loads(letter["raw"])["type"] == "round_end"
     (finding,) = deployment.not_processed()
-    assert f"offset {end[1]} " in str(finding[10]) and f"round {victim}" in str(finding[10])
+    assert f"offset {end[1]} " in str(finding[11]) and f"round {victim}" in str(finding[11])
 
 
 def audited_round_findings(
     configs: dict[str, TableConfig], floor: Floor, table_id: str, round_id: str
 ) -> set[str]:
     from tablewatch.rules.judge import RoundResult
-    from tablewatch.store.rows import finding_id
+    from tablewatch.store.rows import round_finding_ids
 
     auditor = Auditor(configs)
     ids: set[str] = set()
@@ -351,7 +351,7 @@ def audited_round_findings(
                 table_id,
                 round_id,
             ):
-                ids |= {finding_id(f) for f in outcome.findings}
+                ids |= set(round_finding_ids(outcome))
     return ids
 
 
@@ -392,7 +392,7 @@ def test_a_judging_failure_dead_letters_the_message_and_the_table_goes_on() -> N
     assert letter["stage"] == "judge" and "RuntimeError: judging" in letter["reason"]
     assert json.loads(letter["raw"])["type"] == "round_end"
     (finding,) = deployment.not_processed()
-    assert "could not be judged" in str(finding[10])
+    assert "could not be judged" in str(finding[11])
     assert processor.counters.refused == {"decode": 0, "judge": 1, "store": 0}
     # every round of every table after it is still judged
     _, want_rounds = audited(configs, small_floor())
@@ -427,7 +427,7 @@ def test_a_judging_failure_mid_round_drops_the_round_it_may_have_spoiled() -> No
     assert f"round {victim}, open, was dropped unjudged" in letter["reason"]
     assert (table_id, victim) not in deployment.rounds
     # its later events are reported as outside any round, not judged as a new round
-    outside = {r[2] for r in deployment.finding_rows.values() if r[3] == "EVENT_OUTSIDE_ROUND"}
+    outside = {r[2] for r in deployment.finding_rows.values() if r[4] == "EVENT_OUTSIDE_ROUND"}
     assert victim in outside
     later = rounds_of(small_floor(), table_id)[5:]
     assert all((table_id, r) in deployment.rounds for r in later)
@@ -524,7 +524,7 @@ def test_the_silence_timer_refuses_a_round_it_cannot_store(
     assert (letter["partition"], letter["offset"], letter["stage"]) == (last[0], last[1], "store")
     assert letter["where"].startswith(f"the silence timer closing round {round_id}")
     assert "OverflowError: no room" in letter["reason"] and letter["raw"] == ""
-    assert [row[3] for row in batch.findings] == ["EVENT_NOT_PROCESSED"]
+    assert [row[4] for row in batch.findings] == ["EVENT_NOT_PROCESSED"]
 
 
 class FailingTable:

@@ -14,11 +14,11 @@ import zlib
 from collections import defaultdict
 
 from tablewatch.processors.processor import FlushBatch, LiveProcessor
-from tablewatch.rules.audit import Auditor, findings_of
+from tablewatch.rules.audit import Auditor
 from tablewatch.rules.config import TableConfig, parse_config
 from tablewatch.rules.decode import encode_event
 from tablewatch.sim.floor import Floor
-from tablewatch.store.rows import finding_id
+from tablewatch.store.rows import stored_finding_ids
 from tablewatch.topics import EVENTS
 
 Message = tuple[int, int, bytes]  # partition, offset, value
@@ -87,7 +87,7 @@ def audited(configs: dict[str, TableConfig], floor: Floor) -> tuple[set[str], se
     outcomes = []
     for event in floor.events():
         outcomes += auditor.feed(event)  # no end-of-input closing: a live stream goes on
-    ids = {finding_id(f) for f in findings_of(outcomes)}
+    ids = stored_finding_ids(outcomes)
     rounds = {(o.table_id, o.round_id) for o in outcomes if not hasattr(o, "check")}
     return ids, rounds
 
@@ -199,7 +199,7 @@ def test_bad_message_goes_to_dead_letters_and_is_acked() -> None:
         0,
     )
     # its table gets a finding, stored and produced like any other
-    assert [row[3] for row in batch.findings] == ["EVENT_NOT_PROCESSED"]
+    assert [row[4] for row in batch.findings] == ["EVENT_NOT_PROCESSED"]
     assert [json.loads(v)["check"] for _, v in batch.finding_messages] == ["EVENT_NOT_PROCESSED"]
 
 

@@ -13,7 +13,7 @@ from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
 from tablewatch.sim.floor import Floor
 from tablewatch.store.batch import StoreBatch
-from tablewatch.store.rows import finding_id
+from tablewatch.store.rows import stored_finding_ids
 from tests.scenarios import configs
 
 JUDGED_AT = 1_796_000_000_000  # 2026-12-10T00:53:20Z
@@ -34,6 +34,10 @@ class Audited:
     @property
     def findings(self) -> list[Finding]:
         return list(findings_of(self.outcomes))
+
+    def finding_ids(self, table_id: str | None = None) -> set[str]:
+        """The ids of every finding as stored (of one table's outcomes)."""
+        return ids(o for o in self.outcomes if table_id in (None, o.table_id))
 
     def batch(self, judged_at_ms: int = JUDGED_AT, ingested_at_ms: int = INGESTED_AT) -> StoreBatch:
         batch = StoreBatch()
@@ -62,5 +66,6 @@ def audit_floor(floor: Floor) -> Audited:
     return audit_events(floor.events(), Auditor(parse_config(floor.config)))
 
 
-def ids(findings: Iterable[Finding]) -> set[str]:
-    return {finding_id(f) for f in findings}
+def ids(outcomes: Iterable[RoundResult | Finding]) -> set[str]:
+    """The stored ids of the outcomes' findings (a judged round's carry its start_event_id)."""
+    return stored_finding_ids(outcomes)

@@ -9,7 +9,7 @@ from tablewatch.store.batch import StoreBatch
 from tablewatch.store.rows import SETTLEMENT_COLUMNS, finding_id
 from tablewatch.store.writer import StoreWriter
 from tests.store import scenario
-from tests.store.helpers import JUDGED_AT, audit_scripted, ids
+from tests.store.helpers import JUDGED_AT, audit_scripted
 
 Counts = tuple[int, int, int, int]
 
@@ -113,13 +113,13 @@ def test_a_rejudged_round_replaces_its_rows_findings_and_lines(store: Client) ->
         (2, "bet2", "win"),
         (2, "bet3", "win"),
     ]
-    assert {f.finding_id for f in queries.findings(store)} == ids(late.findings)
+    assert {f.finding_id for f in queries.findings(store)} == late.finding_ids()
     assert view_counts(store)[1:] == (2, 6, len(late.findings))
 
     # the first judgement's rows written again late (a slow or replaying writer) change nothing
     writer.insert_batch(first)
     assert queries.round_detail(store, "LIR-1", "R-2") == after
-    assert {f.finding_id for f in queries.findings(store)} == ids(late.findings)
+    assert {f.finding_id for f in queries.findings(store)} == late.finding_ids()
 
 
 def test_findings_written_before_their_round_row_are_shown(store: Client) -> None:
@@ -127,7 +127,7 @@ def test_findings_written_before_their_round_row_are_shown(store: Client) -> Non
     audited = audit_scripted(scenario.events())
     batch = audited.batch()
     StoreWriter(store).insert(settlements=batch.settlements, findings=batch.findings)
-    assert {f.finding_id for f in queries.findings(store)} == ids(audited.findings)
+    assert {f.finding_id for f in queries.findings(store)} == audited.finding_ids()
     ((lines,),) = store.query("SELECT count() FROM settlements_v").result_rows
     assert lines == len(batch.settlements)
 

@@ -6,7 +6,7 @@ from clickhouse_connect.driver.client import Client
 
 from tablewatch.rules.events import ts_to_ms
 from tablewatch.store import queries
-from tablewatch.store.rows import finding_id, settlement_lines
+from tablewatch.store.rows import round_finding_ids, settlement_lines
 from tablewatch.store.writer import InsertCounts, StoreWriter
 from tests.store import scenario
 from tests.store.helpers import INGESTED_AT, JUDGED_AT, audit_scripted
@@ -22,6 +22,7 @@ def test_a_judged_round_reads_back_as_written(store: Client) -> None:
     assert detail is not None
     rnd = detail.round
     assert (rnd.table_id, rnd.round_id, rnd.game) == ("LIR-1", "R-1", "let_it_ride")
+    assert rnd.start_event_id == r1.start_event_id == "LIR-1-e4"  # its round_start
     assert (rnd.start_ms, rnd.end_ms) == (ts_to_ms(r1.start_ts), ts_to_ms(r1.end_ts))
     assert (rnd.start_ts, rnd.end_ts) == (r1.start_ts, r1.end_ts)
     assert (rnd.dealer_id, rnd.deck_id, rnd.seats) == (r1.dealer_id, r1.deck_id, r1.seats)
@@ -39,11 +40,13 @@ def test_a_judged_round_reads_back_as_written(store: Client) -> None:
         for x in settlement_lines(r1)
     ]
     assert {s.start_ms for s in detail.settlements} == {rnd.start_ms}
+    assert {s.start_event_id for s in detail.settlements} == {r1.start_event_id}
 
-    assert [f.finding_id for f in detail.findings] == [finding_id(f) for f in r1.findings]
+    assert [f.finding_id for f in detail.findings] == round_finding_ids(r1)
     for stored, original in zip(detail.findings, r1.findings, strict=True):
         mine = stored.as_dict()
         theirs = original.as_dict()
+        assert mine.pop("start_event_id") == r1.start_event_id
         for key in ("finding_id", "judged_at"):
             mine.pop(key)
         assert mine == theirs
@@ -57,8 +60,10 @@ def test_table_level_finding_and_nulls(store: Client) -> None:
     (gap,) = [f for f in queries.findings(store) if f.check == "SEQUENCE_GAP"]
     original = next(f for f in audited.findings if f.check == "SEQUENCE_GAP")
     assert (gap.round_id, gap.seat, gap.bet, gap.expected, gap.actual) == (None,) * 5
+    assert gap.start_event_id is None  # part of no judged round
     assert gap.as_dict() | {"finding_id": None, "judged_at": None} == original.as_dict() | {
         "finding_id": None,
+        "start_event_id": None,
         "judged_at": None,
     }
 

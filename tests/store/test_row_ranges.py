@@ -42,9 +42,10 @@ def event(**values: object) -> tuple[object, ...]:
 
 def round_row(**values: object) -> tuple[object, ...]:
     row: dict[str, object] = {
-        "table_id": "T-1", "round_id": "R-1", "game": "let_it_ride", "start_ts": TS,
-        "end_ts": TS, "dealer_id": None, "deck_id": None, "seats": 1, "wagered": 0, "paid": 0,
-        "voided": False, "complete": True, "finding_count": 0, "judged_at": TS,
+        "table_id": "T-1", "round_id": "R-1", "start_event_id": "e-1", "game": "let_it_ride",
+        "start_ts": TS, "end_ts": TS, "dealer_id": None, "deck_id": None, "seats": 1,
+        "wagered": 0, "paid": 0, "voided": False, "complete": True, "finding_count": 0,
+        "judged_at": TS,
     }  # fmt: skip
     row.update(values)
     return tuple(row.values())
@@ -124,10 +125,10 @@ def test_money_past_int64_and_wrong_types_are_refused() -> None:
     )
     assert "rounds.seats cannot hold 256 (UInt8)" in str(row_problem(ROUNDS, round_row(seats=256)))
     assert "rounds.voided" in str(row_problem(ROUNDS, round_row(voided=None)))
-    assert "rounds: 2 values for 14 columns" in str(row_problem(ROUNDS, ("T", "R")))
-    settlement = ("T", "R", 1, "bet1", 100, None, None, None, 2**63, TS, TS)
+    assert "rounds: 2 values for 15 columns" in str(row_problem(ROUNDS, ("T", "R")))
+    settlement = ("T", "R", "e-1", 1, "bet1", 100, None, None, None, 2**63, TS, TS)
     assert "settlements.actual_paid cannot hold" in str(row_problem(SETTLEMENTS, settlement))
-    finding = ("f", "T", "", "X", "high", "r", None, "", None, None, "m", None, None, TS)
+    finding = ("f", "T", "", "", "X", "high", "r", None, "", None, None, "m", None, None, TS)
     assert "findings.event_ids cannot hold" in str(row_problem(FINDINGS, finding))
-    good = ("f", "T", "", "X", "high", "r", 7, "", -(2**63), None, "m", ["e"], TS, TS)
+    good = ("f", "T", "", "", "X", "high", "r", 7, "", -(2**63), None, "m", ["e"], TS, TS)
     assert row_problem(FINDINGS, good) is None
