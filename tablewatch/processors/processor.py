@@ -175,7 +175,7 @@ def _build(outcome: RoundResult | Finding, judged_ms: int) -> _Built:
     else:
         findings, round_row, message = (outcome,), None, None
         settlement_rows, finding_rows = (), (finding_row(outcome, judged_ms),)
-    messages = [(table_key(f.table_id), _JSON.encode(f.as_dict())) for f in findings]
+    messages = [(table_key(f.table_id), _finding_message(f, outcome)) for f in findings]
     return _Built(round_row, settlement_rows, finding_rows, message, messages, findings)
 
 
@@ -531,7 +531,7 @@ class LiveProcessor(Generic[Token]):
             log.error("the finding of %s cannot be stored: %s", where, problem)
             return
         batch.findings.append(row)
-        batch.finding_messages.append((table_key(table_id), _JSON.encode(finding.as_dict())))
+        batch.finding_messages.append((table_key(table_id), _finding_message(finding, finding)))
         batch.table_findings.append(finding)
         batch.add_span(origin, refusal=True)
         by_check = counters.findings_by_check
@@ -626,10 +626,18 @@ class LiveProcessor(Generic[Token]):
         return sum(1 for t in self.auditor.table_states() if t.open_round is not None)
 
 
+def _finding_message(finding: Finding, outcome: RoundResult | Finding) -> bytes:
+    """A ``findings`` message: the finding, with ``start_event_id`` of the judged round it is
+    part of ("" for a table-level finding), as its row has it."""
+    start = outcome.start_event_id if isinstance(outcome, RoundResult) else ""
+    return _JSON.encode(finding.as_dict() | {"start_event_id": start})
+
+
 def _round_message(result: RoundResult) -> dict[str, object]:
     return {
         "table_id": result.table_id,
         "round_id": result.round_id,
+        "start_event_id": result.start_event_id,
         "game": result.game,
         "start_ts": result.start_ts,
         "end_ts": result.end_ts,
