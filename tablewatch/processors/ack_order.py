@@ -3,8 +3,8 @@
 Faust commits the highest offset such that every acknowledged offset below
 it is contiguous, but its check of the gap at the head of the list is off by
 one and skipped while nothing has been committed yet: acknowledged out of
-order, it can commit past a message still being worked on (compare
-faust-streaming issue #606). So the worker never hands Faust an ack out of
+order, it can commit past a message still being worked on (the same trap
+as agent concurrency above 1). So the worker never hands Faust an ack out of
 order: a message is acknowledged only when it and every earlier message of
 its partition are released.
 """

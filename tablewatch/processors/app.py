@@ -6,8 +6,8 @@ Processing guarantee: at least once, made harmless by idempotent sinks.
   then the table's state snapshot); a round's messages wait for its end, and
   acks reach Faust in offset order only (:mod:`.ack_order`). The committed
   offset therefore never passes an event whose effects are not stored, so a
-  killed worker re-reads what it had not finished (faust-streaming issue
-  #606 is the same trap with agent concurrency > 1; concurrency here is 1).
+  killed worker re-reads what it had not finished (agent concurrency above
+  1 would hand Faust acks out of order the same way; concurrency here is 1).
 - Each table's state between rounds lives in a changelog-backed Faust table
   (``tablewatch-table-state``, keyed by table_id, partitioned like the
   source topic) and is restored on start.

@@ -12,7 +12,7 @@ after 0.1 s without a send and the commit goes on. A committed offset could
 then pass a snapshot still in the buffer, and after a rebalance the next
 owner of the partition restored the older snapshot and never saw the events
 in between: a ``SEQUENCE_GAP`` finding that was not the table's, and a stub
-count check that missed (CI, session 6).
+count check that missed.
 
 Generations: a rebalance that takes partitions away waits for the batches cut
 before it, within a limit (the group does not wait forever). Whatever it

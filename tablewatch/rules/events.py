@@ -1,4 +1,4 @@
-"""Protocol v1 controller events (``shared/CONTROLLER_PROTOCOL.md``) as typed, immutable structs.
+"""Protocol v1 controller events (``docs/protocol.md``) as typed, immutable structs.
 
 Each event type is a ``msgspec.Struct`` tagged by its ``type`` field; decoding
 (:mod:`tablewatch.rules.decode`) validates every field (types, the protocol's
@@ -36,7 +36,7 @@ _TS_SHAPE = re.compile(TS_PATTERN)
 _from_iso = datetime.fromisoformat
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
-# The protocol's ranges (CONTROLLER_PROTOCOL.md, common fields): seq at least 1 and
+# The protocol's ranges (docs/protocol.md, common fields): seq at least 1 and
 # below 2^53, amounts at least 0 and below 2^53 cents, ids 1 to 64 printable characters.
 # Lengths and numbers are checked by msgspec in C; that the strings are printable is
 # checked by the decoder a block at a time (``rules/decode.py``): no Python step per event.
@@ -150,7 +150,7 @@ class Event(
     table_id: TableId
     seq: Seq
     ts: Timestamp  # its shape is checked by the decoder: see check_ts, timestamps_valid
-    # A signed event (CONTROLLER_PROTOCOL.md, "Signed events"): the id of the table key
+    # A signed event (docs/protocol.md, "Signed events"): the id of the table key
     # that signed it, and the HMAC-SHA256 of its canonical form (base64url, no padding).
     # The decoder checks them as names; ingest verifies them for the tables that sign
     # (tablewatch/ingest/signing.py). They change no judgement.

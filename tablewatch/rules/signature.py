@@ -1,6 +1,6 @@
 """A signed event's signature: HMAC-SHA256 over its canonical form, base64url without padding.
 
-The canonical form (CONTROLLER_PROTOCOL.md, "Signed events") is the event as sent,
+The canonical form (docs/protocol.md, "Signed events") is the event as sent,
 its ``sig`` left out and its ``kid`` kept, serialized by RFC 8785
 (:func:`~tablewatch.rules.canonical.canonical_json`). It is taken from the JSON the
 controller sent, not from the decoded event: a field sent as ``null`` is part of it.

@@ -149,8 +149,7 @@ def test_second_worker_joins_mid_stream(
     With a slow changelog, table snapshots reach Kafka long after Faust's commit
     stopped waiting for them: the worker must still never commit past a
     snapshot, or the new owner restores an older state and misses the events in
-    between (a CI failure of session 5: a false SEQUENCE_GAP and a missed
-    STUB_COUNT_MISSING).
+    between (seen as a false SEQUENCE_GAP and a missed STUB_COUNT_MISSING).
     """
     floor = simulated_floor(tmp_path, tables=8, rounds=400, seed=33)
     half = len(floor.events) // 2

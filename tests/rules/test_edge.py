@@ -66,7 +66,7 @@ def test_let_it_ride_main_published() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("letter", "published"), [("A", 4.89), ("B", 13.07)])
 def test_five_card_bonus_published(letter: str, published: float) -> None:
-    # B: published 13.07%; A: the 4.89% "for 1" figure of CONTROLLER_PROTOCOL.md.
+    # B: published 13.07%; A: the 4.89% "for 1" figure of docs/protocol.md.
     assert percent(exact_edge("let_it_ride", "five_card_bonus", letter).house_edge) == published
 
 

@@ -1,6 +1,6 @@
 """Every check code this service reports, with its severity and what it means.
 
-The first block is the protocol's Findings table (``CONTROLLER_PROTOCOL.md``):
+The first block is the protocol's Findings table (``docs/protocol.md``):
 names and meanings are a contract. The second block is this service's own.
 Severities: ``critical`` money went to the wrong place; ``high`` a procedure
 that protects the game's integrity was broken; ``medium`` a control was

@@ -1,6 +1,6 @@
 """How a pay table states a payout, and what ``paid`` must then be.
 
-The protocol (``CONTROLLER_PROTOCOL.md``, "What `paid` holds"):
+The protocol (``docs/protocol.md``, "What `paid` holds"):
 
 - "X to 1": the stake stays with the player; ``paid`` = X × stake.
 - "X for 1": the stake is kept by the house; ``paid`` = X × stake.
