@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from tests.fuzz.targets import Target
 
 ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = f"{tempfile.gettempdir()}/tw-atheris-crash-"  # libFuzzer's name for what broke it
 CHILD = "--atheris-child"
 TOKENS = [
     '"v"', '"type"', '"event_id"', '"table_id"', '"seq"', '"ts"', '"round_id"', '"seat"',
@@ -74,6 +75,9 @@ def main() -> int:
     chosen = args.only or list(groups)
     started = time.monotonic()
     print(_machine(), flush=True)
+    atheris = None
+    if args.atheris_runs and "decode" in chosen:  # first: see _atheris
+        atheris = _atheris(args.atheris_runs, args.seed)
     tallies: list[Tally] = []
     for name in chosen:
         with groups[name] as targets:
@@ -82,9 +86,8 @@ def main() -> int:
     for tally in tallies:
         figures["targets"].append(_report(tally, args.top))
     crashes = sum(t.crashes for t in tallies)
-    atheris = None
-    if args.atheris_runs and (not args.only or "decode" in chosen):
-        atheris = _atheris(args.atheris_runs, args.seed)
+    if atheris is not None:
+        _print_atheris(atheris)
         figures["atheris"] = atheris
         crashes += int(atheris.get("crashes", 0))
     inputs = sum(t.inputs for t in tallies) + int((atheris or {}).get("inputs", 0))
@@ -170,6 +173,9 @@ def _machine() -> str:
 
 
 def _atheris(runs: int, seed: int) -> dict[str, Any]:
+    """libFuzzer in a child process, run before the rest: a child's peak memory as Linux
+    counts it starts at its parent's (the embedded store's engine takes gigabytes), and
+    libFuzzer would take that for its own and stop at its 2 GiB limit."""
     print(f"\n== atheris (coverage-guided): decode_event and decode_lines, {runs:,} runs")
     if importlib.util.find_spec("atheris") is None:
         print("  skipped: atheris is not installed (pip install atheris)")
@@ -185,7 +191,7 @@ def _atheris(runs: int, seed: int) -> dict[str, Any]:
         tokens.write_text("".join(f"{json.dumps(t)}\n" for t in TOKENS))
         command = [sys.executable, __file__, CHILD, f"-runs={runs}", f"-seed={seed}"]
         command += [f"-dict={tokens}", "-max_len=4096", "-timeout=20", str(corpus)]
-        command += [f"-artifact_prefix={Path.cwd()}/atheris-crash-"]
+        command += [f"-artifact_prefix={ARTIFACTS}"]
         started = time.monotonic()
         done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
         seconds = time.monotonic() - started
@@ -195,7 +201,8 @@ def _atheris(runs: int, seed: int) -> dict[str, Any]:
     crashed = done.returncode != 0
     if crashed:
         print(output[-6000:])
-    inputs = int(ran[-1][0]) if ran else 0
+    progress = re.findall(r"^#(\d+)\s", output, re.MULTILINE)  # the last before a crash
+    inputs = int(ran[-1][0]) if ran else int(progress[-1]) if progress else 0
     result = {
         "target": "atheris: decoder",
         "inputs": inputs,
@@ -206,9 +213,24 @@ def _atheris(runs: int, seed: int) -> dict[str, Any]:
         else None,
         "exit": done.returncode,
     }
-    edges = f", coverage {coverage[-1][0]} edges, {coverage[-1][1]} features" if coverage else ""
-    print(f"  {inputs:,} inputs, {result['crashes']} crashes, {seconds:,.1f} s{edges}")
+    _print_atheris(result)
     return result
+
+
+def _print_atheris(result: dict[str, Any]) -> None:
+    if "skipped" in result:
+        print(f"\natheris: skipped ({result['skipped']})")
+        return
+    coverage = result["coverage"]
+    edges = ""
+    if coverage:
+        edges = f", coverage {coverage['edges']} edges, {coverage['features']} features"
+    print(
+        f"\natheris: decoder: {result['inputs']:,} inputs, {result['crashes']} crashes, "
+        f"{result['seconds']:,.1f} s{edges}"
+    )
+    if result["crashes"]:
+        print(f"  the input that crashed it is in {ARTIFACTS}*")
 
 
 def _atheris_child() -> None:

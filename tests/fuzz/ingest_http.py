@@ -59,7 +59,11 @@ from tests.fuzz.tally import Tally
 LIMITS = Limits(max_body_bytes=64 * 1024, max_events=50, max_event_bytes=8 * 1024)
 SUPPORTED = ("gzip", "x-gzip", "deflate")
 MODES = ("own", "plain")
-SERVER_LIMITS = ServerLimits(body_timeout_s=1.0)  # a body that never ends costs a second
+# For raw requests, whose bodies may be shorter than they say: such a one costs a second.
+SHORT_BODY_TIMEOUT = ServerLimits(body_timeout_s=1.0)
+# For whole bodies: no 408 from a loaded machine, and a body aiohttp never ends (see
+# _check_reply) costs 5 s, well within the client's 30.
+BODY_TIMEOUT = ServerLimits(body_timeout_s=5.0)
 _QUIET = ("aiohttp.server", "aiohttp.web", "aiohttp.access", "asyncio")
 
 
@@ -94,7 +98,7 @@ class Post:
 class HttpHarness:
     """Both servers on one event loop of their own, for as many requests as the fuzzer sends."""
 
-    def __init__(self, limits: Limits = LIMITS) -> None:
+    def __init__(self, limits: Limits = LIMITS, serving: ServerLimits | None = None) -> None:
         self.limits = limits
         # aiohttp logs each request it could not read (the fuzzer sends thousands)
         self._levels = {name: logging.getLogger(name).level for name in _QUIET}
@@ -106,7 +110,7 @@ class HttpHarness:
         for mode in MODES:
             sink = MemorySink()
             ingestor = Ingestor(sink, limits=limits, window=SeenWindow(20_000))
-            app = make_app(ingestor, limits=SERVER_LIMITS)
+            app = make_app(ingestor, limits=serving or BODY_TIMEOUT)
             server = ProductServer(app) if mode == "own" else TestServer(app)
             self.sinks[mode] = sink
             self.clients[mode] = self.loop.run_until_complete(_started(server))
@@ -130,7 +134,7 @@ class HttpHarness:
     def exchange(self, mode: str, request: bytes) -> bytes:
         """``request`` as raw bytes on a connection of its own: the status line that came
         back, or ``b""`` when the server closed without one (a body shorter than it said
-        is answered 408 after :data:`SERVER_LIMITS`' body timeout)."""
+        is answered 408 after the body timeout)."""
         return self.loop.run_until_complete(self._exchange(mode, request))
 
     async def _exchange(self, mode: str, request: bytes) -> bytes:
@@ -343,8 +347,8 @@ def _expected_status(post: Post, limit: int, max_events: int) -> set[int]:
     """The statuses the request may get (beyond "never 500")."""
     allowed = {200, 400, 413, 415}
     coding = (post.encoding or "").strip().lower()
-    if post.mode != "own":
-        return allowed
+    if post.mode != "own":  # aiohttp decompresses; see _check_reply for its 408
+        return allowed | {408}
     if coding not in ("", "identity", *SUPPORTED):
         return {415}
     if post.kind == "bomb":
@@ -375,7 +379,7 @@ def check_post(post: Post, harness: HttpHarness, tally: Tally) -> None:
     started = time.monotonic()
     status, answer = harness.send(post)
     if time.monotonic() - started > 1.0:
-        tally.saw("slow (over 1 s)", f"{post.mode} {post.kind} {post.encoding} {post.pieces}")
+        tally.saw("slow (over 1 s)")  # an outcome, not a rejection
     assert status != 500, f"500: {answer[:300]!r}"
     allowed = _expected_status(post, harness.limits.max_body_bytes, harness.limits.max_events)
     assert status in allowed, f"{status} (expected {sorted(allowed)}): {answer[:300]!r}"
@@ -403,7 +407,14 @@ def _check_reply(
     limits: Limits,
     tally: Tally,
 ) -> None:
-    if status != 200:
+    if status == 408:
+        # Under a plain runner, a bad deflate stream sent in chunks: aiohttp's error in
+        # decompressing it never reaches the handler, which waits for the rest of the body
+        # until the body timeout (serve-ingest's runner leaves decompressing to the app).
+        assert post.mode == "plain" and post.encoding and reply.get("kind") == "timeout"
+        assert not new_events and not new_letters
+        tally.saw("plain 408 (aiohttp's decompression never ends the body)")
+    elif status != 200:
         assert isinstance(reply.get("error"), str) and reply["error"], reply
         assert reply.get("kind") in ("malformed", "oversized"), reply
         assert not new_events, "a refused body produced events"
@@ -551,7 +562,7 @@ def check_raw(request: tuple[str, bytes], harness: HttpHarness, tally: Tally) ->
     started = time.monotonic()
     line = harness.exchange(mode, raw)
     if time.monotonic() - started > 0.5:
-        tally.saw("slow (over 0.5 s)", f"{mode} {raw[:200]!r}")
+        tally.saw("slow (over 0.5 s)")
     if line.startswith(b"HTTP/"):
         status = int(line.split()[1])
         assert status != 500, f"500 for {raw[:300]!r}"

@@ -76,9 +76,17 @@ def decoder_targets() -> list[Target]:
 
 @contextmanager
 def http_targets() -> Iterator[list[Target]]:
-    from tests.fuzz.ingest_http import HttpHarness, check_post, check_raw, posts, raw_requests
+    from tests.fuzz.ingest_http import (
+        SHORT_BODY_TIMEOUT,
+        HttpHarness,
+        check_post,
+        check_raw,
+        posts,
+        raw_requests,
+    )
 
     harness = HttpHarness()
+    framing = HttpHarness(serving=SHORT_BODY_TIMEOUT)
     try:
         yield [
             Target(
@@ -90,12 +98,13 @@ def http_targets() -> Iterator[list[Target]]:
             Target(
                 "POST /events: raw requests",
                 raw_requests(),
-                lambda request, tally: check_raw(request, harness, tally),
+                lambda request, tally: check_raw(request, framing, tally),
                 RAW_SHARE,
             ),
         ]
     finally:
         harness.close()
+        framing.close()
 
 
 @contextmanager
