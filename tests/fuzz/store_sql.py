@@ -25,9 +25,7 @@ What must hold for every statement:
 from __future__ import annotations
 
 import shutil
-import socket
 import tempfile
-import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,40 +42,12 @@ from tablewatch.store.read_only import QueryFailed, QueryRefused, open_reader
 from tablewatch.store.writer import StoreWriter
 from tests.fuzz.tally import Tally
 from tests.store.helpers import audit_floor
+from tests.store.loopback import Listener
 
 LIMITS = QueryLimits(seconds=2.0, rows=2_000, bytes=2_000_000, memory=300_000_000)
 CANARY = "canary"
 RELATIVE_OUT = "tw-fuzz-written.txt"  # a relative INTO OUTFILE lands in the working directory
 FAILURE_KINDS = frozenset({"timeout", "too_large", "memory", "refused", "error"})
-
-
-class Listener:
-    """A loopback TCP port that counts the connections it gets (none may come)."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.port: int = self.sock.getsockname()[1]
-        self.connections = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.sock.close()
 
 
 @dataclass(frozen=True)

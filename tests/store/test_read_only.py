@@ -8,8 +8,6 @@ each, the reader still answers ``SELECT 1``.
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +24,7 @@ from tablewatch.store.read_only import (
     ReadOnlyReader,
     open_reader,
 )
+from tests.store.loopback import Listener
 
 LIMITS = QueryLimits(seconds=1.0, rows=1_000, bytes=1_000_000, memory=200_000_000)
 
@@ -82,35 +81,6 @@ FILE_READS = [
 @pytest.mark.parametrize("template", FILE_READS)
 def test_files_cannot_be_read(reader: ReadOnlyReader, secret: Path, template: str) -> None:
     _stopped(reader, template.format(p=secret))
-
-
-class Listener:
-    """A TCP port on loopback that counts the connections it receives."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self) -> None:
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join()
-        self.sock.close()
 
 
 OUTBOUND = [
