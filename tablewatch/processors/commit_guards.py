@@ -20,6 +20,12 @@ against each:
   skipped are refused on the strict topics (``acks_refused``); only the
   worker's :meth:`~CommitGuardedConsumer.ack_processed` acks there.
 
+One more keeps a rebalance from stopping the worker:
+:class:`RevocationSafeConsumerThread` answers a commit whose partitions were
+all revoked while it waited (Faust checks the assignment, awaits its producer's
+flush, and only then commits) with "nothing committed", where aiokafka would
+raise on the empty commit and Faust would crash the worker.
+
 These methods override private parts of Faust (versions pinned in
 ``pyproject.toml``, signatures checked by ``tests/processors/test_faust_private_api.py``).
 docs/pipeline.md ("Delivering a message") says why each is needed.
@@ -28,12 +34,27 @@ docs/pipeline.md ("Delivering a message") says why each is needed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from faust.transport.drivers import aiokafka as aiokafka_driver
 from faust.types import TP, Message
 
 log = logging.getLogger("tablewatch.worker")
+
+
+class RevocationSafeConsumerThread(aiokafka_driver.AIOKafkaConsumerThread):
+    """Faust's consumer thread, for which a commit of revoked partitions only is no commit."""
+
+    async def _commit(self, offsets: Mapping[TP, int]) -> bool:
+        assignment = self.assignment()
+        if not any(tp in assignment for tp in offsets):
+            # Faust filtered these against the assignment before its producer's flush;
+            # a rebalance during the flush revoked them all. Their next owner reads
+            # them again from the committed offset, as for any revoked partition.
+            log.info("commit of revoked partitions only, not sent: %s", sorted(offsets))
+            return False
+        return bool(await super()._commit(offsets))
 
 
 class CommitGuardedConsumer(aiokafka_driver.Consumer):
@@ -45,6 +66,9 @@ class CommitGuardedConsumer(aiokafka_driver.Consumer):
         self.offset_gaps = 0  # holes found in the app's strict topics (see _add_gap)
         self.acks_refused = 0  # Faust's own acks of strict-topic messages (see ack)
         self._acking_processed = False
+
+    def _new_consumer_thread(self) -> aiokafka_driver.AIOKafkaConsumerThread:
+        return RevocationSafeConsumerThread(self, loop=self.loop, beacon=self.beacon)
 
     def ack(self, message: Message) -> bool:
         """Refuse Faust's own acks on the strict topics: only :meth:`ack_processed` acks.

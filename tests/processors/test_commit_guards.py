@@ -8,12 +8,13 @@ acks, gaps and the offset a commit reaches are Faust's own code.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
 from aiokafka import TopicPartition
 from faust.types import TP
 
-from tablewatch.processors.commit_guards import CommitGuardedConsumer
+from tablewatch.processors.commit_guards import CommitGuardedConsumer, RevocationSafeConsumerThread
 from tests.processors.faust_consumers import EVENTS, OTHER, FakeBroker, consumer_on, message, run
 
 P0, P1, P2 = TP(EVENTS, 0), TP(EVENTS, 1), TP(EVENTS, 2)
@@ -157,3 +158,52 @@ def test_faust_acks_on_other_topics_are_faust_own() -> None:
     consumer = run(scenario())
     assert broker.commits == [{OTHER0: 1}]
     assert consumer.acks_refused == 0
+
+
+# RevocationSafeConsumerThread: a commit whose partitions a rebalance revoked during
+# Faust's producer flush
+
+
+class _AioKafkaConsumer:
+    """aiokafka's consumer as the thread's commit sees it: it refuses an empty commit."""
+
+    def __init__(self) -> None:
+        self.commits: list[dict[TopicPartition, int]] = []
+
+    async def commit(self, offsets: dict[TopicPartition, Any]) -> None:
+        if not offsets:
+            raise ValueError(offsets)  # what aiokafka's commit_structure_validate does
+        self.commits.append({tp: meta.offset for tp, meta in offsets.items()})
+
+
+def _thread_assigned(assignment: set[TP]) -> tuple[RevocationSafeConsumerThread, _AioKafkaConsumer]:
+    broker = FakeBroker(assignment, {})
+    consumer = consumer_on(CommitGuardedConsumer, broker)
+    thread = consumer._new_consumer_thread()
+    assert isinstance(thread, RevocationSafeConsumerThread)
+    aiokafka_consumer = _AioKafkaConsumer()
+    setattr(thread, "_ensure_consumer", lambda: aiokafka_consumer)  # noqa: B010
+    setattr(thread, "assignment", lambda: set(assignment))  # noqa: B010
+    return thread, aiokafka_consumer
+
+
+def test_a_commit_of_revoked_partitions_only_is_no_commit_and_no_crash() -> None:
+    async def scenario() -> tuple[bool, _AioKafkaConsumer, BaseException | None]:
+        thread, aiokafka_consumer = _thread_assigned({P2})
+        committed = await thread._commit({P0: 5, P1: 9})
+        return committed, aiokafka_consumer, thread.crash_reason
+
+    committed, aiokafka_consumer, crash_reason = run(scenario())
+    assert crash_reason is None  # Faust crashes the consumer (and the worker) on aiokafka's error
+    assert committed is False
+    assert aiokafka_consumer.commits == []
+
+
+def test_a_commit_with_partitions_still_assigned_commits_those() -> None:
+    async def scenario() -> tuple[bool, _AioKafkaConsumer]:
+        thread, aiokafka_consumer = _thread_assigned({P2})
+        return await thread._commit({P0: 5, P2: 7}), aiokafka_consumer
+
+    committed, aiokafka_consumer = run(scenario())
+    assert committed is True
+    assert aiokafka_consumer.commits == [{TopicPartition(EVENTS, 2): 7}]

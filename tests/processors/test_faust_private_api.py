@@ -29,7 +29,7 @@ from faust.transport.drivers import aiokafka as aiokafka_driver
 from faust.types.tuples import ConsumerMessage
 
 from tablewatch.processors import app as worker_app
-from tablewatch.processors.commit_guards import CommitGuardedConsumer
+from tablewatch.processors.commit_guards import CommitGuardedConsumer, RevocationSafeConsumerThread
 from tablewatch.processors.stepped_delivery import (
     SteppedDeliveryApp,
     SteppedDeliveryConsumer,
@@ -76,6 +76,10 @@ PRIVATE = [
             "collections.abc.Awaitable, mode.utils.locks.Event], "
             "timeout: Union[datetime.timedelta, float, str] = None) -> mode.services.WaitResults"),
     Private(CONSUMER, "perform_seek", GUARDS, "(self) -> None"),
+    Private(CONSUMER, "_new_consumer_thread", GUARDS, "(self) -> 'AIOKafkaConsumerThread'"),
+    Private(aiokafka_driver.AIOKafkaConsumerThread, "_commit",
+            "overridden by commit_guards.RevocationSafeConsumerThread",
+            "(self, offsets: Mapping[faust.types.tuples.TP, int]) -> bool"),
     Private(CONSUMER, "_add_gap", GUARDS,
             "(self, tp: faust.types.tuples.TP, offset_from: int, offset_to: int) -> None"),
     Private(CONSUMER, "ack", GUARDS, "(self, message: faust.types.tuples.Message) -> bool"),
@@ -198,6 +202,7 @@ def test_the_private_parts_the_worker_relies_on_are_unchanged(private: Private) 
 # The worker's classes deriving from Faust's, and the Faust class each derives from.
 OURS: list[tuple[type, type]] = [
     (CommitGuardedConsumer, CONSUMER),
+    (RevocationSafeConsumerThread, aiokafka_driver.AIOKafkaConsumerThread),
     (SteppedDeliveryConsumer, CONSUMER),
     (SteppedDeliveryTransport, aiokafka_driver.Transport),
     (SteppedDeliveryApp, faust.App),
