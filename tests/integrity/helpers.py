@@ -17,6 +17,7 @@ from tablewatch.processors.processor import FlushBatch, LiveProcessor
 from tablewatch.rules.config import TableConfig
 from tablewatch.rules.decode import encode_event
 from tablewatch.sim.floor import Floor
+from tests.processors.test_processor import feed
 
 Message = tuple[int, int, bytes]  # partition, offset, value
 PARTITIONS = 4
@@ -120,16 +121,6 @@ def run(
     processor: LiveProcessor[tuple[int, int]] = LiveProcessor(
         configs, deployment.snapshots.get, signer=signer, checkpoints=policy
     )
-    start = {p: deployment.committed(p) for p in range(PARTITIONS)}
-    handled = 0
-    for partition, offset, value in log:
-        if offset < start[partition]:
-            continue
-        processor.handle(value, partition, offset, (partition, offset))
-        handled += 1
-        if handled % flush_every == 0:
-            deployment.write(processor.drain())
-        if crash_after is not None and handled == crash_after:
-            return processor
+    return feed(processor, log, deployment, crash_after=crash_after, flush_every=flush_every)
     deployment.write(processor.drain())
     return processor

@@ -28,7 +28,7 @@ from tablewatch.sim.floor import Floor
 from tablewatch.store.rows import RoundRows
 from tablewatch.store.rows import round_rows as real_round_rows
 from tablewatch.topics import EVENTS
-from tests.processors.test_processor import PARTITIONS, FakeDeployment, Message, audited
+from tests.processors.test_processor import PARTITIONS, FakeDeployment, Message, audited, feed
 
 Token = tuple[int, int]
 
@@ -104,19 +104,7 @@ def run(
 ) -> LiveProcessor[Token]:
     processor: LiveProcessor[Token] = LiveProcessor(configs, deployment.snapshots.get)
     prepare(processor)
-    start = {p: deployment.committed(p) for p in range(PARTITIONS)}
-    handled = 0
-    for partition, offset, value in log:
-        if offset < start[partition]:
-            continue
-        processor.handle(value, partition, offset, (partition, offset))
-        handled += 1
-        if handled % flush_every == 0:
-            deployment.write(processor.drain())
-        if crash_after is not None and handled == crash_after:
-            return processor
-    deployment.write(processor.drain())
-    return processor
+    return feed(processor, log, deployment, crash_after=crash_after, flush_every=flush_every)
 
 
 def assert_all_acknowledged(deployment: Recorder, log: list[Message]) -> None:

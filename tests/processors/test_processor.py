@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections import defaultdict
+from typing import Protocol
 
 from tablewatch.processors.processor import FlushBatch, LiveProcessor
 from tablewatch.rules.audit import Auditor
@@ -58,15 +59,24 @@ class FakeDeployment:
         return offset
 
 
-def run(
-    configs: dict[str, TableConfig],
+class Durable(Protocol):
+    """What a fake deployment offers the processor's loop: its writes and committed offsets."""
+
+    def write(self, batch: FlushBatch[tuple[int, int]]) -> None: ...
+
+    def committed(self, partition: int) -> int: ...
+
+
+def feed(
+    processor: LiveProcessor[tuple[int, int]],
     log: list[Message],
-    deployment: FakeDeployment,
+    deployment: Durable,
     *,
     crash_after: int | None = None,
     flush_every: int = 97,
 ) -> LiveProcessor[tuple[int, int]]:
-    processor: LiveProcessor[tuple[int, int]] = LiveProcessor(configs, deployment.snapshots.get)
+    """``processor`` as a worker from the committed offsets until the end of ``log`` (or
+    killed after ``crash_after`` messages: its batch not drained is lost)."""
     start = {p: deployment.committed(p) for p in range(PARTITIONS)}
     handled = 0
     for partition, offset, value in log:
@@ -80,6 +90,18 @@ def run(
             return processor  # killed: the undrained batch is lost
     deployment.write(processor.drain())
     return processor
+
+
+def run(
+    configs: dict[str, TableConfig],
+    log: list[Message],
+    deployment: FakeDeployment,
+    *,
+    crash_after: int | None = None,
+    flush_every: int = 97,
+) -> LiveProcessor[tuple[int, int]]:
+    processor: LiveProcessor[tuple[int, int]] = LiveProcessor(configs, deployment.snapshots.get)
+    return feed(processor, log, deployment, crash_after=crash_after, flush_every=flush_every)
 
 
 def audited(configs: dict[str, TableConfig], floor: Floor) -> tuple[set[str], set[tuple[str, str]]]:
