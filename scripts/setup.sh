@@ -4,6 +4,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 stamp="$VENV/.installed"
+# System packages the tests and the demo use: Debian's chromium (the pages in a real
+# browser) and Prometheus Alertmanager with amtool (the alerts).
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
+if ((${#missing[@]})); then
+  sudo=()
+  [[ $(id -u) == 0 ]] || sudo=(sudo)
+  echo "setup: installing ${missing[*]} with apt-get" >&2
+  "${sudo[@]}" apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
 if [[ ! -f "$stamp" || "$stamp" -ot pyproject.toml ]]; then
   python3 -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
