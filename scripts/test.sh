@@ -13,7 +13,9 @@ echo "== mypy"
 mypy
 echo "== kafka"
 deploy/kafka.sh start
-trap 'deploy/kafka.sh stop' EXIT
+trap 'deploy/alertmanager.sh stop; deploy/kafka.sh stop' EXIT
 deploy/kafka.sh topics
+echo "== alertmanager"
+deploy/alertmanager.sh start
 echo "== pytest"
 python -m pytest -q "$@"
