@@ -53,6 +53,14 @@ READABLE = frozenset(
         "schema_migrations",
         "chain_checkpoints",
         "signing_keys",
+        "replay_runs",
+        "replay_findings",
+        "replay_rounds",
+        "replay_runs_v",
+        "replay_findings_v",
+        "replay_rounds_v",
+        "table_directory",
+        "tables_v",
     }
 )
 # Functions that read outside the product's tables: files, dictionaries, Join tables,
