@@ -12,9 +12,10 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from tablewatch.commands.audit_parallel import audit_in_parallel
 from tablewatch.config_file import load_config
-from tablewatch.ingest.files import read_blocks
+from tablewatch.replay.files import file_runs
+from tablewatch.replay.fold import fold
+from tablewatch.replay.parallel import audit_in_parallel
 from tablewatch.report import finding_json, finding_line, print_summary
 from tablewatch.rules.audit import Auditor, findings_of
 from tablewatch.rules.config import ConfigError
@@ -119,20 +120,17 @@ def audit(files: tuple[Path, ...], config_path: Path, fmt: str, jobs_option: int
     else:
         auditor = Auditor(configs)
         try:
-            for block in read_blocks(files):
-                for events_run, rejection in block.decoded.runs():
-                    for _, outcome in auditor.feed_many(events_run):
-                        for finding in findings_of((outcome,)):
-                            emit(finding)
-                    if rejection is not None:
-                        emit(rejection)
+            for outcome in fold(auditor, file_runs(files)):
+                if isinstance(outcome, EventRejected):
+                    emit(outcome)
+                else:
+                    for finding in findings_of((outcome,)):
+                        emit(finding)
         except BrokenPipeError:  # stdout's reader went away: the group ends quietly
             raise
         except OSError as exc:
             err.print(f"tablewatch audit: {exc.filename}: {exc.strerror}", markup=False)
             sys.exit(EXIT_BAD_INPUT)
-        for finding in findings_of(auditor.finish()):
-            emit(finding)
         stats = auditor.stats
         events, duplicates, rounds = stats.events, stats.duplicates, stats.rounds
     sys.stdout.flush()
