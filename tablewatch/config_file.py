@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -24,6 +27,23 @@ def load_config(path: Path) -> dict[str, TableConfig]:
         return parse_config(document)
     except ConfigError as exc:
         raise exc.within(str(path)) from None
+
+
+def entry_digests(path: Path) -> dict[str, str]:
+    """Each table's SHA-256 (hex) of its own entry in the file at ``path``, as JSON with
+    sorted keys: the same for the same keys and values however the YAML is written
+    (order, comments, quoting), different once any of them changes. Read the file after
+    :func:`load_config` accepted it; a table whose entry cannot be found gets none."""
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    tables = document.get("tables") if isinstance(document, dict) else None
+    if not isinstance(tables, dict):
+        return {}
+    return {str(table_id): _digest(entry) for table_id, entry in tables.items()}
+
+
+def _digest(entry: Any) -> str:
+    text = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def yaml_problem(path: Path, exc: yaml.YAMLError) -> str:

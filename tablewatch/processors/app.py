@@ -28,7 +28,7 @@ import faust
 from faust.types import TP, AppT, EventT, Message
 from mode import ServiceT
 
-from tablewatch.config_file import load_config
+from tablewatch.config_file import entry_digests, load_config
 from tablewatch.integrity.checkpoints import CheckpointPolicy, publish_key
 from tablewatch.integrity.keys import load_signer
 from tablewatch.processors.access_control import AccessSettings, WorkerAccess
@@ -42,6 +42,7 @@ from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
 from tablewatch.store.query_pool import QueryPool
 from tablewatch.store.read_only import open_reader
+from tablewatch.store.table_directory import directory_rows, write_directory
 from tablewatch.store.writer import StoreWriter
 
 log = logging.getLogger("tablewatch.worker")
@@ -137,6 +138,10 @@ class Worker:
         )
         self.store = connect(settings.dsn)
         migrate(self.store)
+        # the tables it judges, their game, pit and cameras, for readers without the file
+        digests = entry_digests(settings.config_path)
+        now_ms = int(time.time() * 1000)
+        write_directory(self.store, directory_rows(self.configs, digests, now_ms))
         if signer is not None:  # its public key, where verify finds it
             publish_key(self.store, signer, int(time.time() * 1000))
         self.writer = StoreWriter(self.store)
