@@ -29,20 +29,25 @@ def load_config(path: Path) -> dict[str, TableConfig]:
         raise exc.within(str(path)) from None
 
 
-def entry_digests(path: Path) -> dict[str, str]:
-    """Each table's SHA-256 (hex) of its own entry in the file at ``path``, as JSON with
-    sorted keys: the same for the same keys and values however the YAML is written
-    (order, comments, quoting), different once any of them changes. Read the file after
-    :func:`load_config` accepted it; a table whose entry cannot be found gets none."""
+def table_entries(path: Path) -> dict[str, str]:
+    """Each table's own entry in the file at ``path`` as JSON text with sorted keys, no
+    spaces: the same text for the same keys and values however the YAML is written
+    (order, comments, quoting), another once any of them changes. Read the file after
+    :func:`load_config` accepted it. It holds what the file holds: for a signing table the
+    names of the environment variables of its keys, never a key."""
     document = yaml.safe_load(path.read_text(encoding="utf-8"))
     tables = document.get("tables") if isinstance(document, dict) else None
     if not isinstance(tables, dict):
         return {}
-    return {str(table_id): _digest(entry) for table_id, entry in tables.items()}
+    return {str(table_id): entry_json(entry) for table_id, entry in tables.items()}
 
 
-def _digest(entry: Any) -> str:
-    text = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+def entry_json(entry: Any) -> str:
+    """A table's entry as the directory keeps it (see :func:`table_entries`)."""
+    return json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def entry_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

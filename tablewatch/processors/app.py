@@ -28,7 +28,7 @@ import faust
 from faust.types import TP, AppT, EventT, Message
 from mode import ServiceT
 
-from tablewatch.config_file import entry_digests, load_config
+from tablewatch.config_file import load_config, table_entries
 from tablewatch.integrity.checkpoints import CheckpointPolicy, publish_key
 from tablewatch.integrity.keys import load_signer
 from tablewatch.processors.access_control import AccessSettings, WorkerAccess
@@ -43,6 +43,7 @@ from tablewatch.store.migrate import migrate
 from tablewatch.store.query_pool import QueryPool
 from tablewatch.store.read_only import open_reader
 from tablewatch.store.table_directory import directory_rows, write_directory
+from tablewatch.store.table_paytables import paytable_rows, write_paytables
 from tablewatch.store.writer import StoreWriter
 
 log = logging.getLogger("tablewatch.worker")
@@ -139,9 +140,10 @@ class Worker:
         self.store = connect(settings.dsn)
         migrate(self.store)
         # the tables it judges, their game, pit and cameras, for readers without the file
-        digests = entry_digests(settings.config_path)
+        entries = table_entries(settings.config_path)
         now_ms = int(time.time() * 1000)
-        write_directory(self.store, directory_rows(self.configs, digests, now_ms))
+        write_directory(self.store, directory_rows(self.configs, entries, now_ms))
+        write_paytables(self.store, paytable_rows(self.configs, now_ms))  # for the hold panels
         if signer is not None:  # its public key, where verify finds it
             publish_key(self.store, signer, int(time.time() * 1000))
         self.writer = StoreWriter(self.store)

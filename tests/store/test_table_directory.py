@@ -4,11 +4,13 @@ each table's game, pit and cameras from ``tables_v`` (the newest row of a table)
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 from pathlib import Path
 
 from clickhouse_connect.driver.client import Client
 
-from tablewatch.config_file import entry_digests, load_config
+from tablewatch.config_file import load_config, table_entries
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.store.client import connect
 from tablewatch.store.read_only import READABLE
@@ -62,21 +64,34 @@ def test_the_directory_and_its_view_are_readable() -> None:
 
 def test_rows_name_game_pit_and_cameras_and_an_empty_pit_when_none(tmp_path: Path) -> None:
     path = _write(tmp_path, TABLES)
-    rows = directory_rows(load_config(path), {"LIR-07": "a" * 64}, 1_700_000_000_123)
+    rows = directory_rows(load_config(path), {"LIR-07": '{"x":1}'}, 1_700_000_000_123)
+    x_sha256 = "5041bf1f713df204784353e82f6a4a535931cb64f1f4b4a5aeaffcb720918b22"
+    assert hashlib.sha256(b'{"x":1}').hexdigest() == x_sha256
     assert rows == [
-        ("FCP-02", "four_card_poker", "", [], "", 1_700_000_000_123),
-        ("LIR-07", "let_it_ride", "Pit 3", ["CAM-071", "CAM-072"], "a" * 64, 1_700_000_000_123),
+        ("FCP-02", "four_card_poker", "", [], "", "", 1_700_000_000_123),
+        (
+            "LIR-07",
+            "let_it_ride",
+            "Pit 3",
+            ["CAM-071", "CAM-072"],
+            '{"x":1}',
+            x_sha256,
+            1_700_000_000_123,
+        ),
     ]
 
 
-def test_a_table_digest_ignores_how_the_yaml_is_written_and_follows_its_values(
+def test_a_table_entry_ignores_how_the_yaml_is_written_and_follows_its_values(
     tmp_path: Path,
 ) -> None:
-    first = entry_digests(_write(tmp_path, TABLES, "a.yaml"))
-    again = entry_digests(_write(tmp_path, REWRITTEN, "b.yaml"))
-    changed = entry_digests(_write(tmp_path, TABLES.replace("Pit 3", "Pit 4"), "c.yaml"))
-    assert set(first) == {"LIR-07", "FCP-02"}
-    assert all(len(d) == 64 and int(d, 16) >= 0 for d in first.values())
+    first = table_entries(_write(tmp_path, TABLES, "a.yaml"))
+    again = table_entries(_write(tmp_path, REWRITTEN, "b.yaml"))
+    changed = table_entries(_write(tmp_path, TABLES.replace("Pit 3", "Pit 4"), "c.yaml"))
+    assert first["FCP-02"] == (
+        '{"counting_shuffler":true,"game":"four_card_poker",'
+        '"paytables":{"aces_up":"C","envy":"A","progressive":"A"},"progressive_reset":500000}'
+    )
+    assert json.loads(first["LIR-07"])["cameras"] == ["CAM-071", "CAM-072"]
     assert first == again
     assert changed["FCP-02"] == first["FCP-02"]
     assert changed["LIR-07"] != first["LIR-07"]
@@ -85,7 +100,7 @@ def test_a_table_digest_ignores_how_the_yaml_is_written_and_follows_its_values(
 def test_the_newest_row_of_a_table_is_the_one_read(store: Client, tmp_path: Path) -> None:
     path = _write(tmp_path, TABLES)
     configs = load_config(path)
-    write_directory(store, directory_rows(configs, entry_digests(path), 1_000))
+    write_directory(store, directory_rows(configs, table_entries(path), 1_000))
     moved = load_config(_write(tmp_path, TABLES.replace("Pit 3", "Pit 9"), "moved.yaml"))
     assert write_directory(store, directory_rows(moved, {}, 2_000)) == 2
     write_directory(store, directory_rows(configs, {}, 1_500))  # older: loses
@@ -115,12 +130,21 @@ def test_the_worker_writes_its_tables_when_it_starts(tmp_path: Path) -> None:
     client = connect(dsn)
     try:
         rows = client.query(
-            "SELECT table_id, game, pit, cameras, config_sha256 FROM tables_v ORDER BY table_id"
+            "SELECT table_id, game, pit, cameras, config, config_sha256 FROM tables_v "
+            "ORDER BY table_id"
         ).result_rows
     finally:
         client.close()
-    digests = entry_digests(path)
+    entries = table_entries(path)
+    sha = {t: hashlib.sha256(e.encode()).hexdigest() for t, e in entries.items()}
     assert [tuple(r) for r in rows] == [
-        ("FCP-02", "four_card_poker", "", [], digests["FCP-02"]),
-        ("LIR-07", "let_it_ride", "Pit 3", ["CAM-071", "CAM-072"], digests["LIR-07"]),
+        ("FCP-02", "four_card_poker", "", [], entries["FCP-02"], sha["FCP-02"]),
+        (
+            "LIR-07",
+            "let_it_ride",
+            "Pit 3",
+            ["CAM-071", "CAM-072"],
+            entries["LIR-07"],
+            sha["LIR-07"],
+        ),
     ]
