@@ -17,6 +17,15 @@ COMMANDS = {
         "Tokens and roles of the worker's endpoints (the access file).",
         rules=False,
     ),
+    "alerter": LazyCommand(
+        "tablewatch.commands.alerter:alerter",
+        "Turn findings into Alertmanager alerts by rules; acknowledge, escalate, audit.",
+    ),
+    "alerts": LazyCommand(
+        "tablewatch.commands.alerts:alerts",
+        "Alertmanager's configuration, acknowledgements and the list of alerts.",
+        rules=False,
+    ),
     "audit": LazyCommand(
         "tablewatch.commands.audit:audit",
         "Judge every round in FILES (JSON Lines, tables interleaved) and print the findings.",
@@ -49,6 +58,15 @@ COMMANDS = {
         "tablewatch.commands.native:native",
         "The compiled rules engine: same sources, same results, less time.",
         rules=False,
+    ),
+    "replay": LazyCommand(
+        "tablewatch.commands.replay:replay",
+        "Judge recorded events again and diff the findings with the live ones of the same "
+        "rounds.",
+    ),
+    "serve-api": LazyCommand(
+        "tablewatch.commands.serve_api:serve_api",
+        "Serve the auditor API (/api/v1/...) and pages (/, /findings ...), read-only.",
     ),
     "serve-ingest": LazyCommand(
         "tablewatch.commands.ingest:serve_ingest",

@@ -7,11 +7,13 @@ raises ``OSError`` where it is met.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
 from tablewatch.ingest.files import read_blocks
 from tablewatch.replay.fold import Run
+from tablewatch.rules.decode import EventRejected
+from tablewatch.rules.events import ts_to_ms
 
 # bytes of the first block an estimate of the events in the files rests on
 _SAMPLE = 64 << 10
@@ -44,3 +46,50 @@ def estimated_events(paths: Sequence[Path]) -> int | None:
     if not lines:
         return None
     return max(1, round(size * lines / len(sample)))
+
+
+class FileSource:
+    """The events of ``paths`` (of ``tables``, with ``since_ms <= ts <= until_ms``), in
+    their files' order."""
+
+    def __init__(
+        self,
+        paths: Sequence[Path],
+        *,
+        tables: Collection[str] | None = None,
+        since_ms: int | None = None,
+        until_ms: int | None = None,
+    ) -> None:
+        self.paths = list(paths)
+        self.tables = frozenset(tables) if tables is not None else None
+        self.since_ms = since_ms
+        self.until_ms = until_ms
+
+    @property
+    def total(self) -> int | None:
+        return estimated_events(self.paths)
+
+    def describe(self) -> str:
+        return " ".join(map(str, self.paths))
+
+    def runs(self) -> Iterator[Run]:
+        runs = file_runs(self.paths)
+        if self.tables is None and self.since_ms is None and self.until_ms is None:
+            return runs
+        return self._kept(runs)
+
+    def _kept(self, runs: Iterator[Run]) -> Iterator[Run]:
+        tables, since, until = self.tables, self.since_ms, self.until_ms
+        for run in runs:
+            if isinstance(run, EventRejected):
+                yield run
+                continue
+            kept = [
+                event
+                for event in run
+                if (tables is None or event.table_id in tables)
+                and (since is None or ts_to_ms(event.ts) >= since)
+                and (until is None or ts_to_ms(event.ts) <= until)
+            ]
+            if kept:
+                yield kept

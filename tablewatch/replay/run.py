@@ -1,0 +1,226 @@
+"""One replay run: a source folded through the :class:`Auditor`, recorded in the store.
+
+The run is a row of ``replay_runs``, written when it starts (``running``) and when it
+ends (``complete``, ``interrupted`` or ``failed``, with its counts); every round it
+judged is a row of ``replay_rounds`` and every finding a row of ``replay_findings``
+(the columns of ``findings``, the same ``finding_id``, all with the run's start time as
+``judged_at``), written in batches as it goes. The live tables are never written.
+
+Determinism: the findings of a run are a function of the events (each table's in its
+order) and the configuration only; the store's rows and :func:`findings_json` give
+them in one order (table, round, start event, finding id), whatever the source.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import msgspec
+from clickhouse_connect.driver.client import Client
+
+from tablewatch.replay.fold import Run, fold
+from tablewatch.rules.audit import Auditor
+from tablewatch.rules.decode import EventRejected
+from tablewatch.rules.events import ts_to_ms
+from tablewatch.rules.findings import Finding
+from tablewatch.rules.judge import RoundResult
+from tablewatch.rules.table_config import TableConfig
+from tablewatch.store.rows import FINDING_COLUMNS, finding_row
+
+RUNS = "replay_runs"
+FINDINGS = "replay_findings"
+ROUNDS = "replay_rounds"
+RUN_COLUMNS = (
+    "run_id", "source", "range", "tables", "seen_tables", "rules_version", "config_sha256",
+    "events", "rejected", "rounds", "findings", "first_event_ts", "last_event_ts", "started",
+    "finished", "status", "detail", "revision",
+)  # fmt: skip
+REPLAY_FINDING_COLUMNS = ("run_id", *FINDING_COLUMNS)
+ROUND_COLUMNS = (
+    "run_id", "table_id", "round_id", "start_event_id", "start_ts", "end_ts", "finding_count",
+)  # fmt: skip
+BATCH_ROWS = 20_000  # rows of a table gathered before they are written
+
+
+class Source(Protocol):
+    """An event source: its runs of events, and how many events it holds (None: unknown)."""
+
+    @property
+    def total(self) -> int | None: ...
+    def describe(self) -> str: ...
+    def runs(self) -> Iterable[Run]: ...
+
+
+@dataclass(slots=True)
+class RunRecord:
+    """What ``replay_runs`` holds of a run."""
+
+    run_id: str
+    source: str
+    range: str
+    tables: tuple[str, ...]
+    rules_version: str
+    config_sha256: str
+    started_ms: int
+    events: int = 0
+    rejected: int = 0
+    rounds: int = 0
+    findings: int = 0
+    seen_tables: set[str] = field(default_factory=set)
+    first_event_ms: int | None = None
+    last_event_ms: int | None = None
+    finished_ms: int | None = None
+    status: str = "running"
+    detail: str = ""
+    revision: int = 0
+
+    def row(self) -> list[Any]:
+        return [
+            self.run_id, self.source, self.range, list(self.tables), sorted(self.seen_tables),
+            self.rules_version, self.config_sha256, self.events, self.rejected, self.rounds,
+            self.findings, self.first_event_ms, self.last_event_ms, self.started_ms,
+            self.finished_ms, self.status, self.detail, self.revision,
+        ]  # fmt: skip
+
+
+def new_run_id() -> str:
+    return uuid.uuid4().hex
+
+
+class Recorder:
+    """Writes a run's rows to the store (a writing client), in batches."""
+
+    def __init__(self, client: Client, record: RunRecord) -> None:
+        self.client = client
+        self.record = record
+        self._findings: list[Sequence[Any]] = []
+        self._rounds: list[Sequence[Any]] = []
+
+    def write_run(self) -> None:
+        self.record.revision += 1
+        self.client.insert(RUNS, [self.record.row()], column_names=RUN_COLUMNS)
+
+    def add(self, outcome: RoundResult | Finding) -> None:
+        record = self.record
+        judged = record.started_ms
+        run_id = record.run_id
+        if isinstance(outcome, RoundResult):
+            start_ms = ts_to_ms(outcome.start_ts)
+            start = outcome.start_event_id
+            record.rounds += 1
+            self._rounds.append(
+                (run_id, outcome.table_id, outcome.round_id, start, start_ms,
+                 ts_to_ms(outcome.end_ts), len(outcome.findings))
+            )  # fmt: skip
+            for finding in outcome.findings:
+                row = finding_row(finding, judged, start_ms, start_event_id=start)
+                self._findings.append((run_id, *row))
+            record.findings += len(outcome.findings)
+        else:
+            self._findings.append((run_id, *finding_row(outcome, judged)))
+            record.findings += 1
+        if len(self._findings) >= BATCH_ROWS or len(self._rounds) >= BATCH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._findings:
+            self.client.insert(FINDINGS, self._findings, column_names=REPLAY_FINDING_COLUMNS)
+            self._findings = []
+        if self._rounds:
+            self.client.insert(ROUNDS, self._rounds, column_names=ROUND_COLUMNS)
+            self._rounds = []
+
+
+class Interrupted(Exception):
+    """The run was stopped (Ctrl-C, SIGTERM)."""
+
+
+Progress = Callable[[int], None]  # called with the events folded so far
+
+
+def replay(
+    source: Source,
+    configs: Mapping[str, TableConfig],
+    recorder: Recorder,
+    *,
+    progress: Progress | None = None,
+    rejected: Callable[[EventRejected], None] | None = None,
+) -> RunRecord:
+    """Fold ``source`` and record what it judged; the record's status is set by the caller
+    on an exception (see :func:`record_end`)."""
+    auditor = Auditor(configs)
+    record = recorder.record
+    seen = record.seen_tables
+    runs = _watched(source.runs(), record, seen, auditor, progress)
+    for outcome in fold(auditor, runs):
+        if isinstance(outcome, EventRejected):
+            record.rejected += 1
+            if rejected is not None:
+                rejected(outcome)
+        else:
+            recorder.add(outcome)
+    record.events = auditor.stats.events
+    recorder.flush()
+    return record
+
+
+def _watched(
+    runs: Iterable[Run],
+    record: RunRecord,
+    seen: set[str],
+    auditor: Auditor,
+    progress: Progress | None,
+) -> Iterable[Run]:
+    """``runs``, noting the tables, the first and last event times and the progress."""
+    for run in runs:
+        if not isinstance(run, EventRejected) and run:
+            for event in run:
+                seen.add(event.table_id)
+            first, last = ts_to_ms(run[0].ts), ts_to_ms(run[-1].ts)
+            low = min(first, last)
+            high = max(first, last)
+            if record.first_event_ms is None or low < record.first_event_ms:
+                record.first_event_ms = low
+            if record.last_event_ms is None or high > record.last_event_ms:
+                record.last_event_ms = high
+        yield run
+        record.events = auditor.stats.events
+        if progress is not None:
+            progress(record.events)
+
+
+def record_end(recorder: Recorder, status: str, detail: str = "") -> None:
+    """Write the run's final row (after what was judged so far is flushed)."""
+    record = recorder.record
+    if status != "failed":
+        recorder.flush()
+    record.status = status
+    record.detail = detail
+    record.finished_ms = int(time.time() * 1000)
+    recorder.write_run()
+
+
+_JSON = msgspec.json.Encoder()
+
+
+def findings_json(client: Client, run_id: str) -> Iterable[bytes]:
+    """Every finding of the run, one JSON object a line, in the store's order (table, round,
+    start event, finding id): the same bytes for the same events and configuration."""
+    columns = ", ".join(
+        f"toUnixTimestamp64Milli({c})" if c in ("ts", "judged_at") else c
+        for c in FINDING_COLUMNS
+        if c != "judged_at"
+    )
+    sql = (
+        f"SELECT {columns} FROM replay_findings_v WHERE run_id = {{r:String}} "
+        "ORDER BY table_id, round_id, start_event_id, finding_id"
+    )
+    names = [c for c in FINDING_COLUMNS if c != "judged_at"]
+    with client.query_row_block_stream(sql, parameters={"r": run_id}) as stream:
+        for block in stream:
+            for row in block:
+                yield _JSON.encode(dict(zip(names, row, strict=True)))

@@ -1,0 +1,126 @@
+"""The store's raw events (``raw_events_v``), table after table, as runs for the fold.
+
+Each table's events come in the order the worker applied them: their position in
+the table's hash chain (``chain_pos``, the table's Kafka order, which is its ``seq``
+order from a controller that keeps to the protocol), ties and rows stored before
+the chain (position 0, first) by ``seq``. They are read in chunks of
+:data:`CHUNK` positions (or ``seq`` values), one query each, streamed block by block
+and decoded as they arrive: memory stays flat whatever the store holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from clickhouse_connect.driver.client import Client
+
+from tablewatch.replay.fold import Run
+from tablewatch.rules.decode import decode_lines
+
+CHUNK = 100_000  # positions (or seq values) per query
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpan:
+    """What the store holds of one table in the range: the events outside the chain (their
+    seq range) and those in it (their position range)."""
+
+    table_id: str
+    events: int
+    outside: int
+    seq_min: int
+    seq_max: int
+    pos_min: int
+    pos_max: int
+
+
+class StoreSource:
+    """``raw_events_v`` of ``tables`` (None: every table), ``since_ms <= ts <= until_ms``."""
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        tables: Collection[str] | None = None,
+        since_ms: int | None = None,
+        until_ms: int | None = None,
+        chunk: int = CHUNK,
+    ) -> None:
+        self.client = client
+        self.tables = sorted(tables) if tables is not None else None
+        self.since_ms = since_ms
+        self.until_ms = until_ms
+        self.chunk = chunk
+        self._spans: list[TableSpan] | None = None
+
+    def _where(self) -> tuple[str, dict[str, Any]]:
+        clauses: list[str] = []
+        parameters: dict[str, Any] = {}
+        if self.tables is not None:
+            clauses.append("table_id IN {tables:Array(String)}")
+            parameters["tables"] = self.tables
+        if self.since_ms is not None:
+            clauses.append("ts >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')")
+            parameters["since"] = self.since_ms
+        if self.until_ms is not None:
+            clauses.append("ts <= fromUnixTimestamp64Milli({until:Int64}, 'UTC')")
+            parameters["until"] = self.until_ms
+        return (" AND ".join(clauses) or "1"), parameters
+
+    def spans(self) -> list[TableSpan]:
+        """Each table's events in the range, by table id (one query, cached)."""
+        if self._spans is None:
+            where, parameters = self._where()
+            rows = self.client.query(
+                "SELECT table_id, count(), countIf(chain_pos = 0), minIf(seq, chain_pos = 0), "
+                "maxIf(seq, chain_pos = 0), minIf(chain_pos, chain_pos > 0), "
+                f"maxIf(chain_pos, chain_pos > 0) FROM raw_events_v WHERE {where} "
+                "GROUP BY table_id ORDER BY table_id",
+                parameters=parameters,
+            ).result_rows
+            self._spans = [TableSpan(str(r[0]), *(int(v) for v in r[1:])) for r in rows]
+        return self._spans
+
+    @property
+    def total(self) -> int:
+        return sum(span.events for span in self.spans())
+
+    def describe(self) -> str:
+        return "raw_events_v"
+
+    def runs(self) -> Iterator[Run]:
+        for span in self.spans():
+            if span.outside:
+                yield from self._chunks(span.table_id, "seq", span.seq_min, span.seq_max, True)
+            if span.events > span.outside:
+                yield from self._chunks(
+                    span.table_id, "chain_pos", span.pos_min, span.pos_max, False
+                )
+
+    def _chunks(
+        self, table_id: str, column: str, low: int, high: int, outside: bool
+    ) -> Iterator[Run]:
+        where, parameters = self._where()
+        chain = "chain_pos = 0" if outside else "chain_pos > 0"
+        order = "seq, event_id" if outside else "chain_pos, seq, event_id"
+        sql = (
+            f"SELECT payload FROM raw_events_v WHERE table_id = {{t:String}} AND {where} "
+            f"AND {chain} AND {column} >= {{lo:UInt64}} AND {column} < {{hi:UInt64}} "
+            f"ORDER BY {order}"
+        )
+        where_text = f"raw_events_v {table_id} {column}"
+        for start in range(low, high + 1, self.chunk):
+            values = {**parameters, "t": table_id, "lo": start, "hi": start + self.chunk}
+            with self.client.query_row_block_stream(
+                sql, parameters=values, column_formats={"payload": "bytes"}
+            ) as stream:
+                for block in stream:
+                    lines = [row[0] for row in block]
+                    decoded = decode_lines(lines, where_text, start)
+                    for events, rejection in decoded.runs():
+                        if events:
+                            yield events
+                        if rejection is not None:
+                            yield rejection
