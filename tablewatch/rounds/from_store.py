@@ -1,0 +1,205 @@
+"""A stored round, reconstructed: read over any row source, judged again, put in words.
+
+The row source is anything with ``run(sql) -> Answer`` (``.columns``, ``.rows``): a
+:class:`~tablewatch.store.read_only.ReadOnlyReader`, or the worker's ``/query``. Every
+statement here is one SELECT on the readable views (``raw_events_v``, ``rounds_v``,
+``findings_v``, ``tables_v``), and every value given (table, round, start) is written into
+it as a quoted literal (:mod:`tablewatch.store.sql_literals`).
+
+Which round: a stored round is ``(table_id, round_id, start_event_id)``
+(``docs/store.md``, "A round's identity"). A ``round_id`` a table gave twice is several
+rounds; without ``start_event_id`` the one begun last is read, and the report lists the
+others' start events (``same_round_id``). A round's events are those of its ``round_id``
+from its start event up to the next round of that id, with the table events stored
+between its first and last event. It is judged again from them under its table's
+configuration (the table directory's, ``tables_v.config``, unless one is given) with its
+deck's dealing (the deck's last ``deck_in`` before it) and the meter read before it; its
+findings are the stored ones (the worker's judgement, with the table-level findings it
+attached), or, for a round the worker has not judged yet, the new judgement's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from tablewatch.rounds.reconstruct import judge_alone, report_of
+from tablewatch.rounds.report import FindingEntry, RoundNotFound, RoundReport, UnknownTable
+from tablewatch.rules.config import ConfigError, parse_table
+from tablewatch.rules.decode import decode_event
+from tablewatch.rules.events import AnyEvent, DeckIn, Meter, RoundStart, ms_to_ts
+from tablewatch.rules.table_config import TableConfig
+from tablewatch.store.read_only import Answer
+from tablewatch.store.sql_literals import integer, quote
+
+
+class RowSource(Protocol):
+    """Where the reads run their statements (``ReadOnlyReader`` is one)."""
+
+    def run(self, sql: str) -> Answer: ...
+
+
+_EVENT_COLUMNS = "seq, event_id, type, round_id, payload"
+
+
+def load_round(
+    source: RowSource,
+    table_id: str,
+    round_id: str,
+    *,
+    start_event_id: str | None = None,
+    configs: Mapping[str, TableConfig] | None = None,
+) -> RoundReport:
+    """The reconstruction of a stored round; raises :class:`UnknownTable` (no configuration
+    of the table, given or in the directory) or :class:`RoundNotFound` (no event of that
+    round, or no round of it begun by ``start_event_id``), each naming what is missing."""
+    config = _config(source, table_id, configs)
+    events = _decoded(
+        source.run(
+            f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE table_id = {quote(table_id)} "
+            f"AND round_id = {quote(round_id)} ORDER BY seq, event_id"
+        )
+    )
+    if not events:
+        raise RoundNotFound(f"table {table_id} has no stored event of round {round_id!r}")
+    judged = {
+        str(row[0]): row
+        for row in source.run(
+            "SELECT start_event_id, finding_count FROM rounds_v "
+            f"WHERE table_id = {quote(table_id)} AND round_id = {quote(round_id)}"
+        ).rows
+    }
+    starts = _starts(events, judged)
+    if start_event_id is None:
+        chosen = len(starts) - 1
+    else:
+        ids = [events[i].event_id for i in starts]
+        if start_event_id not in ids:
+            raise RoundNotFound(
+                f"table {table_id} has no round {round_id!r} begun by event {start_event_id!r} "
+                f"(its rounds of that id begin with: {', '.join(ids)})"
+            )
+        chosen = ids.index(start_event_id)
+    begin = starts[chosen]
+    end = starts[chosen + 1] if chosen + 1 < len(starts) else len(events)
+    own = events[begin:end]
+    timeline = _with_table_events(source, table_id, own)
+    dealing, meter = _before(source, table_id, own[0])
+    result = judge_alone(config, timeline, dealing=dealing, meter=meter)
+    stored = None
+    if result.start_event_id in judged:
+        stored = _stored_findings(source, table_id, round_id, result.start_event_id)
+    others = [events[i].event_id for i in starts if i != begin]
+    return report_of(result, timeline, config, findings=stored, same_round_id=others)
+
+
+def _config(
+    source: RowSource, table_id: str, configs: Mapping[str, TableConfig] | None
+) -> TableConfig:
+    if configs is not None:
+        config = configs.get(table_id)
+        if config is None:
+            raise UnknownTable(f"table {table_id!r} is not in the configuration given")
+        return config
+    rows = source.run(f"SELECT config FROM tables_v WHERE table_id = {quote(table_id)}").rows
+    if not rows or not rows[0][0]:
+        raise UnknownTable(
+            f"table {table_id!r} is not in the store's table directory (tables_v, written by "
+            "the worker when it starts): give its configuration"
+        )
+    try:
+        return parse_table(table_id, json.loads(str(rows[0][0])))
+    except (ConfigError, ValueError) as exc:
+        raise UnknownTable(
+            f"table {table_id!r}: its configuration in the table directory is not valid: {exc}"
+        ) from None
+
+
+def _decoded(answer: Answer) -> list[AnyEvent]:
+    """The events of ``seq, event_id, type, round_id, payload`` rows, decoded again from
+    the payload stored as received."""
+    out = []
+    for row in answer.rows:
+        payload = row[4]
+        out.append(decode_event(payload if isinstance(payload, bytes | str) else str(payload)))
+    return out
+
+
+def _starts(events: Sequence[AnyEvent], judged: Mapping[str, Any]) -> list[int]:
+    """Indexes in ``events`` (one round_id, by seq) of the events that began a round: the
+    judged rounds' start events, each ``round_start``, and the first event."""
+    starts = {0}
+    for index, event in enumerate(events):
+        if event.event_id in judged or isinstance(event, RoundStart):
+            starts.add(index)
+    return sorted(starts)
+
+
+def _with_table_events(source: RowSource, table_id: str, own: Sequence[AnyEvent]) -> list[AnyEvent]:
+    """The round's events and the table events stored between its first and its last."""
+    first, last = own[0].seq, own[-1].seq
+    if last - first + 1 == len(own):
+        return list(own)  # nothing between them
+    between = _decoded(
+        source.run(
+            f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE table_id = {quote(table_id)} "
+            f"AND round_id = '' AND seq > {integer(first)} AND seq < {integer(last)} "
+            "ORDER BY seq, event_id"
+        )
+    )
+    return sorted([*own, *between], key=lambda e: (e.seq, e.event_id))
+
+
+def _before(source: RowSource, table_id: str, first: AnyEvent) -> tuple[str | None, int | None]:
+    """The dealing of the round's deck (its last ``deck_in`` before the round) and the last
+    meter reading before it."""
+    deck_id = getattr(first, "deck_id", None)
+    dealing = None
+    at = f"table_id = {quote(table_id)} AND seq < {integer(first.seq)}"
+    if isinstance(deck_id, str):
+        rows = source.run(
+            f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE {at} AND type = 'deck_in' "
+            f"AND JSONExtractString(payload, 'deck_id') = {quote(deck_id)} "
+            "ORDER BY seq DESC LIMIT 1"
+        )
+        for event in _decoded(rows):
+            if isinstance(event, DeckIn):
+                dealing = event.dealing
+    meter = None
+    rows = source.run(
+        f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE {at} AND type = 'meter' "
+        "ORDER BY seq DESC LIMIT 1"
+    )
+    for event in _decoded(rows):
+        if isinstance(event, Meter):
+            meter = event.amount
+    return dealing, meter
+
+
+def _stored_findings(
+    source: RowSource, table_id: str, round_id: str, start_event_id: str
+) -> list[FindingEntry]:
+    rows = source.run(
+        "SELECT finding_id, check, severity, regulation, message, seat, bet, expected, actual, "
+        "event_ids, toUnixTimestamp64Milli(ts) FROM findings_v "
+        f"WHERE table_id = {quote(table_id)} AND round_id = {quote(round_id)} "
+        f"AND start_event_id = {quote(start_event_id)} "
+        "ORDER BY ts, check, seat, bet, finding_id"
+    ).rows
+    return [
+        FindingEntry(
+            check=str(r[1]),
+            severity=str(r[2]),
+            regulation=str(r[3]),
+            message=str(r[4]),
+            seat=None if r[5] is None else int(r[5]),
+            bet=str(r[6]) or None,
+            expected=None if r[7] is None else int(r[7]),
+            actual=None if r[8] is None else int(r[8]),
+            event_ids=[str(e) for e in r[9]],
+            ts=None if r[10] is None else ms_to_ts(int(r[10])),
+            finding_id=str(r[0]),
+        )
+        for r in rows
+    ]
