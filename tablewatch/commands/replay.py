@@ -221,7 +221,7 @@ def _source(
         from tablewatch.replay.files import FileSource
 
         for path in paths:
-            if not path.is_file():
+            if not path.exists() or path.is_dir():
                 raise Unusable(f"{path}: no such file")
         source: Source = FileSource(paths, tables=tables, since_ms=since_ms, until_ms=until_ms)
         return source, " ".join([*map(str, paths), *bounds])

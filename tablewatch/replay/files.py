@@ -7,6 +7,7 @@ raises ``OSError`` where it is met.
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
@@ -36,7 +37,10 @@ def estimated_events(paths: Sequence[Path]) -> int | None:
     sample = b""
     for path in paths:
         try:
-            size += path.stat().st_size
+            status = path.stat()
+            if not stat.S_ISREG(status.st_mode):
+                return None  # a pipe: its size is not known
+            size += status.st_size
             if not sample:
                 with path.open("rb") as file:
                     sample = file.read(_SAMPLE)
