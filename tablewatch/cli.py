@@ -41,6 +41,11 @@ COMMANDS = {
         "three_card_bonus, five_card_bonus), by exact enumeration through the pay tables, or "
         "by Monte-Carlo for the Four Card Poker ante with optimal Play.",
     ),
+    "findings": LazyCommand(
+        "tablewatch.commands.auditor_lists:findings",
+        "The stored findings, filtered, as a table, JSON Lines, CSV or Parquet.",
+        rules=False,
+    ),
     "ingest": LazyCommand(
         "tablewatch.commands.ingest:ingest",
         "Validate JSON Lines FILES and produce their events to Kafka.",
@@ -63,6 +68,10 @@ COMMANDS = {
         "tablewatch.commands.replay:replay",
         "Judge recorded events again and diff the findings with the live ones of the same "
         "rounds.",
+    ),
+    "rounds": LazyCommand(
+        "tablewatch.commands.rounds:rounds",
+        "One round reconstructed (rounds show), or the stored rounds filtered (rounds list).",
     ),
     "serve-api": LazyCommand(
         "tablewatch.commands.serve_api:serve_api",

@@ -1,0 +1,93 @@
+"""The auditor API and pages: one FastAPI app, a router per concern (``routes/``).
+
+``create_app(source)`` serves every route over one row source
+(:mod:`tablewatch.api.sources`). Nothing here writes: every route is a GET, and the
+source is read-only (the worker's ``/query``, or readers with ``readonly``). Another
+concern adds its router with ``app.include_router`` (the routers read what they need
+from ``request.app.state``: :func:`source_of`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from tablewatch.api.reads import BadCursor
+from tablewatch.api.sources import RowSource, SourceBusy, SourceError, SourceUnavailable
+
+HERE = Path(__file__).parent
+PROBLEMS: dict[int | str, dict[str, Any]] = {}
+
+
+class NotFound(Exception):
+    """A table, round or replay run the store does not hold (404 with the reason)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def create_app(source: RowSource, *, described_as: str = "") -> FastAPI:
+    """The app over ``source``; ``described_as`` says where it reads (``/health``)."""
+    from importlib.metadata import version
+
+    from tablewatch.api.routes import findings, health, pages, replays, rounds, tables
+
+    app = FastAPI(
+        title="TableWatch auditor API",
+        version=version("tablewatch"),
+        description="Read-only: findings, rounds and their reconstruction, tables, replays.",
+    )
+    app.state.source = source
+    app.state.described_as = described_as
+    for module in (health, findings, rounds, tables, replays, pages):
+        app.include_router(module.router)
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    _install_errors(app)
+    return app
+
+
+def source_of(request: Request) -> RowSource:
+    source: RowSource = request.app.state.source
+    return source
+
+
+def _install_errors(app: FastAPI) -> None:
+    @app.exception_handler(NotFound)
+    async def not_found(request: Request, exc: NotFound) -> JSONResponse:
+        return JSONResponse({"detail": exc.reason}, status_code=404)
+
+    @app.exception_handler(BadCursor)
+    async def bad_cursor(request: Request, exc: BadCursor) -> JSONResponse:
+        item = {"loc": ["query", "cursor"], "msg": str(exc), "type": "value_error"}
+        return JSONResponse({"detail": [item]}, status_code=422)
+
+    @app.exception_handler(SourceError)
+    async def source_error(request: Request, exc: SourceError) -> JSONResponse:
+        headers = {}
+        if isinstance(exc, SourceBusy | SourceUnavailable):
+            headers["Retry-After"] = str(exc.retry_after_s)
+        return JSONResponse({"detail": exc.reason}, status_code=exc.status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": _plain(exc.errors())}, status_code=422)
+
+
+def _plain(errors: Any) -> Any:
+    """Validation errors as JSON (a ``ctx`` may hold the exception itself)."""
+    out = []
+    for error in errors:
+        item = {k: v for k, v in error.items() if k in ("loc", "msg", "type", "input")}
+        item["loc"] = list(item.get("loc", []))
+        if "ctx" in error:
+            item["ctx"] = {k: str(v) for k, v in error["ctx"].items()}
+        if not isinstance(item.get("input"), str | int | float | bool | type(None)):
+            item["input"] = None
+        out.append(item)
+    return out

@@ -1,0 +1,1 @@
+"""The API's routers, one per concern: each module's ``router`` (see :mod:`..app`)."""

@@ -1,0 +1,179 @@
+"""The HTML pages (Jinja2, server-rendered, no script): the floor, a table, a round,
+the findings with their filters and a CSV download. They read what the API reads."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response, StreamingResponse
+from fastapi.templating import Jinja2Templates
+from pydantic import ValidationError
+
+from tablewatch.api import reads
+from tablewatch.api.app import HERE, NotFound, source_of
+from tablewatch.api.filters import CODES, GAMES, Filters, from_form
+from tablewatch.api.models import FindingOut, Severity, TableOut
+from tablewatch.report import money
+
+router = APIRouter(include_in_schema=False)
+templates = Jinja2Templates(directory=HERE / "templates")
+
+SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+RANK_NAMES = {"T": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
+GAME_NAMES = {"four_card_poker": "Four Card Poker", "let_it_ride": "Let It Ride"}
+CSV_COLUMNS = (
+    "ts", "table_id", "round_id", "check", "severity", "regulation", "seat", "bet",
+    "expected", "actual", "message", "finding_id", "start_event_id", "event_ids",
+)  # fmt: skip
+
+
+def card_view(text: str) -> dict[str, str]:
+    """How a card (``"Td"``) is drawn: rank, suit symbol, colour, its name in words."""
+    rank, suit = (text[:1], text[1:2]) if len(text) == 2 else ("?", "?")
+    return {
+        "rank": "10" if rank == "T" else rank,
+        "suit": SUIT_SYMBOLS.get(suit, "?"),
+        "colour": "red" if suit in ("d", "h") else "black",
+        "name": f"{RANK_NAMES.get(rank, rank)} of {SUIT_NAMES.get(suit, suit)}",
+    }
+
+
+def ago(seconds: float | None) -> str:
+    if seconds is None:
+        return "never"
+    if seconds < 120:
+        return f"{seconds:.0f} s ago"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min ago"
+    if seconds < 172_800:
+        return f"{seconds / 3600:.0f} h ago"
+    return f"{seconds / 86400:.0f} days ago"
+
+
+templates.env.filters.update(
+    money=money, card=card_view, ago=ago, game=lambda g: GAME_NAMES.get(g, g)
+)
+
+
+def _page(request: Request, name: str, code: int = 200, **context: Any) -> HTMLResponse:
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return templates.TemplateResponse(
+        request, name, {"now": now, "refresh": None, **context}, status_code=code
+    )
+
+
+def problem(request: Request, status: int, reason: str) -> HTMLResponse:
+    return _page(request, "problem.html", status, status=status, reason=reason)
+
+
+@router.get("/", response_class=HTMLResponse)
+def floor(request: Request) -> HTMLResponse:
+    tables = reads.list_tables(source_of(request))
+    return _page(request, "floor.html", tables=tables, refresh=15)
+
+
+def table_of(request: Request, table_id: str) -> TableOut:
+    for table in reads.list_tables(source_of(request)):
+        if table.table_id == table_id:
+            return table
+    raise NotFound(f"no table {table_id!r}: the store holds no round, event or directory row of it")
+
+
+@router.get("/tables/{table_id}", response_class=HTMLResponse)
+def table(request: Request, table_id: str) -> HTMLResponse:
+    try:
+        found = table_of(request, table_id)
+    except NotFound as exc:
+        return problem(request, 404, exc.reason)
+    source = source_of(request)
+    latest = Filters(table=table_id, limit=25)
+    return _page(
+        request,
+        "table.html",
+        table=found,
+        findings=reads.list_findings(source, latest),
+        rounds=reads.list_rounds(source, latest),
+        refresh=30,
+    )
+
+
+@router.get("/findings", response_class=HTMLResponse)
+def findings(request: Request) -> HTMLResponse:
+    params = {k: v for k, v in request.query_params.items() if k != "cursor"}
+    try:
+        f = from_form(request.query_params)
+    except ValidationError as exc:
+        return problem(request, 422, _reasons(exc))
+    try:
+        page = reads.list_findings(source_of(request), f)
+    except reads.BadCursor as exc:
+        return problem(request, 422, f"cursor: {exc}")
+    return _page(
+        request,
+        "findings.html",
+        f=f,
+        page=page,
+        query=urlencode({k: v for k, v in params.items() if v}),
+        checks=CODES,
+        games=GAMES,
+        severities=[s.value for s in Severity],
+        table_ids=[t.table_id for t in reads.list_tables(source_of(request))],
+        problem=None,
+    )
+
+
+@router.get("/findings.csv")
+def findings_csv(request: Request) -> Response:
+    """Every finding the filters select (up to 100,000), as CSV: money in cents."""
+    try:
+        f = from_form({k: v for k, v in request.query_params.items() if k not in ("limit",)})
+    except ValidationError as exc:
+        return Response(_reasons(exc) + "\n", status_code=422, media_type="text/plain")
+    rows = _all_findings(request, f)
+    return StreamingResponse(
+        _csv(rows),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="findings.csv"'},
+    )
+
+
+def _all_findings(request: Request, f: Filters, most: int = 100_000) -> list[FindingOut]:
+    source = source_of(request)
+    out: list[FindingOut] = []
+    page_filters = f.model_copy(update={"limit": 1000})
+    while len(out) < most:
+        page = reads.list_findings(source, page_filters)
+        out.extend(page.items)
+        if page.next_cursor is None:
+            break
+        page_filters = page_filters.model_copy(update={"cursor": page.next_cursor})
+    return out[:most]
+
+
+def _csv(rows: list[FindingOut]) -> Iterator[str]:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_COLUMNS)
+    for f in rows:
+        writer.writerow(
+            [f.ts or f.judged_at, f.table_id, f.round_id or "", f.check, f.severity.value,
+             f.regulation, "" if f.seat is None else f.seat, f.bet or "",
+             "" if f.expected is None else f.expected, "" if f.actual is None else f.actual,
+             f.message, f.finding_id, f.start_event_id or "", " ".join(f.event_ids)]
+        )  # fmt: skip
+        if buffer.tell() > 65_536:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
+def _reasons(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())

@@ -1,0 +1,200 @@
+"""Where the auditor API reads its rows: row sources (``run(sql) -> Answer``).
+
+Two of them, chosen by ``tablewatch serve-api``:
+
+- :class:`WorkerSource`: the worker's ``GET /query?sql=`` (an embedded store belongs to
+  the process that opened it, the worker, while it runs). Every statement goes through
+  the worker's read-only checks and its access control (a bearer token whose role holds
+  the ``query`` permission) and is a row of its access log.
+- :class:`ReaderPool`: readers of the API's own (:func:`tablewatch.store.read_only.open_reader`),
+  on a ClickHouse server (as a read-only user: ``docs/api.md``) or on an embedded store
+  this process owns (``readonly`` sessions).
+
+Both raise the same errors, which the app answers: :class:`SourceBusy` (503 with
+``Retry-After``), :class:`SourceUnavailable` (503), :class:`SourceTimeout` (504) and
+:class:`SourceFailed` (500: a statement of the API's own was refused, a bug).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import httpx
+
+from tablewatch.store.read_only import Answer, QueryFailed, QueryRefused, ReadOnlyReader
+
+
+class RowSource(Protocol):
+    """What the reads run their statements on."""
+
+    def run(self, sql: str) -> Answer: ...
+
+
+class SourceError(Exception):
+    """The rows could not be read; ``reason`` says why, in words for the caller."""
+
+    status = 500
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class SourceBusy(SourceError):
+    """Every reader (or the worker's every query thread) is busy: try again soon."""
+
+    status = 503
+
+    def __init__(self, reason: str, retry_after_s: int) -> None:
+        super().__init__(reason)
+        self.retry_after_s = retry_after_s
+
+
+class SourceUnavailable(SourceError):
+    """The store (or the worker in front of it) cannot be reached or refuses the API."""
+
+    status = 503
+    retry_after_s = 5
+
+
+class SourceTimeout(SourceError):
+    """The engine stopped the statement at its time limit."""
+
+    status = 504
+
+
+class SourceFailed(SourceError):
+    """The statement was refused or failed: the API's own SQL, so a bug."""
+
+    status = 500
+
+
+class ReaderPool:
+    """A few :class:`ReadOnlyReader` s, one statement each at a time.
+
+    A caller waits at most ``wait_s`` for a free reader, then gets :class:`SourceBusy`
+    (the worker's pool answers the same way). Readers are opened on first use.
+    """
+
+    def __init__(
+        self, open_reader: Callable[[], ReadOnlyReader], *, size: int = 4, wait_s: float = 2.0
+    ) -> None:
+        self._open = open_reader
+        self._wait_s = wait_s
+        self._free: queue.LifoQueue[ReadOnlyReader | None] = queue.LifoQueue()
+        for _ in range(size):
+            self._free.put(None)  # a slot whose reader is not opened yet
+        self._all: list[ReadOnlyReader] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def run(self, sql: str) -> Answer:
+        try:
+            reader = self._free.get(timeout=self._wait_s)
+        except queue.Empty:
+            raise SourceBusy(
+                f"every reader of the store is busy (waited {self._wait_s:g} s)",
+                retry_after_s=1,
+            ) from None
+        try:
+            if reader is None:
+                reader = self._opened()
+            return reader.run(sql)
+        except QueryRefused as refused:
+            raise SourceFailed(f"the store refused the API's statement: {refused.reason}") from None
+        except QueryFailed as failed:
+            raise _failed(failed.kind, failed.reason) from None
+        finally:
+            self._free.put(reader)
+
+    def _opened(self) -> ReadOnlyReader:
+        from tablewatch.store.client import StoreError
+
+        try:
+            reader = self._open()
+        except StoreError as exc:
+            raise SourceUnavailable(f"the store cannot be opened: {exc}") from exc
+        with self._lock:
+            self._all.append(reader)
+        return reader
+
+    def close(self) -> None:
+        with self._lock:
+            readers, self._all = self._all, []
+        for reader in readers:
+            reader.close()
+
+
+class WorkerSource:
+    """The worker's ``GET /query?sql=`` (``base_url`` like ``http://127.0.0.1:6066``).
+
+    ``token``: a bearer token whose role holds ``query`` (auditor or admin), or None
+    for a worker without access control. One HTTP client with keep-alive connections,
+    shared by the API's threads.
+    """
+
+    def __init__(self, base_url: str, token: str | None = None, *, timeout_s: float = 30.0) -> None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.base_url = base_url.rstrip("/")
+        self._client = httpx.Client(
+            base_url=self.base_url,
+            headers=headers,
+            timeout=timeout_s,
+            limits=httpx.Limits(max_connections=8, max_keepalive_connections=8),
+        )
+
+    def run(self, sql: str) -> Answer:
+        try:
+            reply = self._client.get("/query", params={"sql": sql})
+        except httpx.TimeoutException:
+            raise SourceTimeout(f"the worker at {self.base_url} did not answer in time") from None
+        except httpx.HTTPError as exc:
+            raise SourceUnavailable(
+                f"the worker at {self.base_url} cannot be reached: {exc}"
+            ) from None
+        body = _json(reply)
+        if reply.status_code == 200 and isinstance(body.get("rows"), list):
+            return Answer(list(body.get("columns", [])), body["rows"])
+        error = str(body.get("error", reply.text[:200]))
+        status = reply.status_code
+        if status == 503 and "Retry-After" in reply.headers:
+            raise SourceBusy(f"the worker is busy: {error}", _retry_after(reply))
+        if status in (401, 403):
+            raise SourceUnavailable(
+                f"the worker refused the API's token ({status}): {error}; the API needs a "
+                "token whose role holds the query permission (auditor or admin)"
+            )
+        if status == 504:
+            raise SourceTimeout(f"the worker stopped the statement: {error}")
+        if status == 413:
+            raise _failed("too_large", error)
+        if status >= 500:
+            raise SourceUnavailable(f"the worker answered {status}: {error}")
+        raise SourceFailed(f"the worker refused the API's statement ({status}): {error}")
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _failed(kind: str, reason: str) -> SourceError:
+    if kind == "timeout":
+        return SourceTimeout(reason)
+    return SourceFailed(f"{kind}: {reason}")
+
+
+def _json(reply: httpx.Response) -> dict[str, Any]:
+    try:
+        body = reply.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _retry_after(reply: httpx.Response) -> int:
+    try:
+        return max(1, int(reply.headers["Retry-After"]))
+    except ValueError:
+        return 1

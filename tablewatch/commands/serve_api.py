@@ -1,0 +1,119 @@
+"""``tablewatch serve-api``: the auditor API and pages (tablewatch/api/), read-only."""
+
+from __future__ import annotations
+
+import ipaddress
+import sys
+
+import click
+
+from tablewatch.commands.options import dsn_option
+
+EXIT_ERROR = 2
+TOKEN_ENV = "TABLEWATCH_API_TOKEN"
+WORKER_ENV = "TABLEWATCH_API_WORKER"
+
+
+@click.command("serve-api")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on.")
+@click.option("--port", default=8090, show_default=True, type=click.IntRange(0, 65535))
+@dsn_option
+@click.option(
+    "--worker",
+    "worker_url",
+    envvar=WORKER_ENV,
+    show_envvar=True,
+    help="Read through this worker's /query (http://127.0.0.1:6066) instead of opening the "
+    "store: the way to read an embedded store while the worker runs.",
+)
+@click.option(
+    "--token",
+    envvar=TOKEN_ENV,
+    show_envvar=True,
+    help=f"The worker's bearer token (role auditor or admin) for --worker. Set {TOKEN_ENV} "
+    "rather than this option: a command line can be read by other users. Never printed.",
+)
+@click.option(
+    "--readers", default=4, show_default=True, type=click.IntRange(1, 64),
+    help="Readers of the store opened with --dsn (statements at the same time).",
+)  # fmt: skip
+@click.option(
+    "--public",
+    is_flag=True,
+    help="Allow an address other than loopback: the API has no login of its own, so put it "
+    "behind a proxy that authenticates (docs/api.md).",
+)
+@click.option("--log-level", default="warning", show_default=True)
+def serve_api(
+    host: str,
+    port: int,
+    dsn: str,
+    worker_url: str | None,
+    token: str | None,
+    readers: int,
+    public: bool,
+    log_level: str,
+) -> None:
+    """Serve the auditor API (/api/v1/...) and pages (/, /findings ...), read-only."""
+    import uvicorn
+
+    from tablewatch.api.app import create_app
+    from tablewatch.api.sources import RowSource, SourceError
+
+    ctx = click.get_current_context()
+    err = click.echo
+    if not public and not _loopback(host):
+        err(
+            f"tablewatch serve-api: refusing to serve on {host}: the API has no login of its "
+            "own; serve on 127.0.0.1 behind an authenticating proxy, or give --public",
+            err=True,
+        )
+        sys.exit(EXIT_ERROR)
+    dsn_given = ctx.get_parameter_source("dsn") not in (
+        click.core.ParameterSource.DEFAULT,
+        None,
+    )
+    if worker_url and dsn_given:
+        err("tablewatch serve-api: give --worker or --dsn, not both", err=True)
+        sys.exit(EXIT_ERROR)
+    source: RowSource
+    if worker_url:
+        from tablewatch.api.sources import WorkerSource
+
+        source = WorkerSource(worker_url, token)
+        where = f"the worker's /query at {worker_url}"
+    else:
+        from tablewatch.api.sources import ReaderPool
+        from tablewatch.store.dsn import DsnError, redact
+        from tablewatch.store.read_only import open_reader
+
+        try:
+            from tablewatch.store.dsn import parse_dsn
+
+            parse_dsn(dsn)
+        except DsnError as exc:
+            err(f"tablewatch serve-api: {exc}", err=True)
+            sys.exit(EXIT_ERROR)
+        source = ReaderPool(lambda: open_reader(dsn), size=readers)
+        where = redact(dsn)
+    try:
+        source.run("SELECT count() FROM rounds_v WHERE 0")
+        source.run("SELECT count() FROM tables_v WHERE 0")
+    except SourceError as exc:
+        hint = ""
+        if "tables_v" in exc.reason or "rounds_v" in exc.reason:
+            hint = " (a store not migrated: `tablewatch db migrate`, or start the worker once)"
+        err(f"tablewatch serve-api: cannot read {where}: {exc.reason}{hint}", err=True)
+        sys.exit(EXIT_ERROR)
+    app = create_app(source, described_as=where)
+    err(f"tablewatch serve-api: http://{host}:{port}/ reading {where}", err=True)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
