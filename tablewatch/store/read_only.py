@@ -61,6 +61,16 @@ READABLE = frozenset(
         "replay_rounds_v",
         "table_directory",
         "tables_v",
+        "findings_by_minute",
+        "rounds_by_hour",
+        "table_activity",
+        "hold_by_round",
+        "theoretical",
+        "theoretical_v",
+        "table_paytables",
+        "table_paytables_v",
+        "alert_events",
+        "alert_events_v",
     }
 )
 # Functions that read outside the product's tables: files, dictionaries, Join tables,

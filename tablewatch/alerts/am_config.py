@@ -1,0 +1,160 @@
+"""Alertmanager's configuration from a rules file: receivers, routes, grouping, inhibition.
+
+- one receiver per contact (``contact-NAME``): its email, webhook and Slack-compatible
+  webhook, and TableWatch's own webhook (``/api/v1/alertmanager/notified`` on the
+  alerter), by which each notification is recorded as ``notified`` in the trail;
+- routes: pit, then shift, then ``escalation`` level -> the level's contact of that pit's
+  chain for that shift (tables no pit names: ``pit="unassigned"``, the ``fallback``
+  chain); anything else goes to the first fallback contact (never nobody);
+- ``group_by: [alertname, table_id, check, escalation]``: the findings of one table and
+  check within ``group_wait`` make one notification;
+- inhibition: a critical alert at a table mutes its alerts of lower severities.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from tablewatch.alerts.rules_file import UNASSIGNED_PIT, AlertRules, Contact, go_duration
+
+GROUP_BY = ("alertname", "table_id", "check", "escalation")
+NOTIFIED_PATH = "/api/v1/alertmanager/notified"
+
+SUBJECT = (
+    "[TableWatch] {{ .CommonLabels.severity | toUpper }} {{ .GroupLabels.check }} at "
+    "{{ .GroupLabels.table_id }} ({{ .CommonLabels.pit }}){{ if gt (len .Alerts.Firing) 1 }}"
+    " x{{ len .Alerts.Firing }}{{ end }}"
+    '{{ if ne .GroupLabels.escalation "0" }} ESCALATION {{ .GroupLabels.escalation }}{{ end }}'
+)
+TEXT = """{{ range .Alerts.Firing }}{{ .Labels.severity | toUpper }} {{ .Annotations.summary }}
+  what:     {{ .Annotations.message }}
+{{ if .Annotations.regulation }}  rule:     {{ .Annotations.regulation }}
+{{ end }}{{ if .Annotations.difference }}  money:    paid {{ .Annotations.actual }}, \
+expected {{ .Annotations.expected }} ({{ .Annotations.difference }})
+{{ end }}{{ if .Annotations.round_url }}  round:    {{ .Annotations.round_url }}
+{{ end }}  where:    {{ .Labels.table_id }}, {{ .Labels.pit }}, {{ .Labels.game }}
+  level:    escalation {{ .Labels.escalation }}, {{ .Labels.shift }} shift
+  since:    {{ .StartsAt.UTC.Format "2006-01-02 15:04:05 UTC" }}
+  alert:    {{ .Labels.alert_id }}
+  ack:      {{ .Annotations.ack }}
+
+{{ end }}"""
+SLACK_TITLE = (
+    "{{ .CommonLabels.severity | toUpper }} {{ .GroupLabels.check }} at {{ .GroupLabels.table_id }}"
+)
+SLACK_TEXT = "{{ range .Alerts.Firing }}{{ .Annotations.summary }} <{{ .Annotations.round_url }}|round> ack: {{ .Labels.alert_id }}\n{{ end }}"  # noqa: E501
+
+
+def receiver_name(contact: str) -> str:
+    return "contact-" + re.sub(r"[^A-Za-z0-9_.-]", "_", contact)
+
+
+def _matcher(name: str, value: str) -> str:
+    return f'{name}="{value}"'  # names are checked: no quotes or backslashes
+
+
+def _receiver(contact: Contact, rules: AlertRules, alerter_url: str) -> dict[str, Any]:
+    receiver: dict[str, Any] = {"name": receiver_name(contact.name)}
+    if contact.email:
+        receiver["email_configs"] = [
+            {
+                "to": contact.email,
+                "from": rules.smtp.sender,
+                "smarthost": rules.smtp.smarthost,
+                "require_tls": rules.smtp.require_tls,
+                "send_resolved": False,
+                "headers": {"Subject": SUBJECT},
+                "html": "",
+                "text": TEXT,
+            }
+        ]
+    hooks: list[dict[str, Any]] = []
+    if contact.webhook:
+        hooks.append({"url": contact.webhook, "send_resolved": False})
+    hooks.append({"url": alerter_url.rstrip("/") + NOTIFIED_PATH, "send_resolved": False})
+    receiver["webhook_configs"] = hooks
+    if contact.slack:
+        receiver["slack_configs"] = [
+            {
+                "api_url": contact.slack,
+                "send_resolved": False,
+                "title": SLACK_TITLE,
+                "text": SLACK_TEXT,
+            }
+        ]
+    return receiver
+
+
+def _chain_routes(chain: tuple[str, ...], levels: int) -> list[dict[str, Any]]:
+    routes = []
+    for level in range(levels + 1):
+        contact = chain[min(level, len(chain) - 1)]
+        routes.append(
+            {"receiver": receiver_name(contact), "matchers": [_matcher("escalation", str(level))]}
+        )
+    # a level past the chain (cannot be raised, but never nobody): its last contact
+    routes.append({"receiver": receiver_name(chain[-1])})
+    return routes
+
+
+def alertmanager_config(rules: AlertRules, alerter_url: str) -> dict[str, Any]:
+    """The configuration as a mapping (:func:`render` writes it)."""
+    timing = rules.timing
+    levels = len(rules.escalation_s)
+    pit_routes: list[dict[str, Any]] = []
+    for pit in rules.pits:
+        shift_routes = [
+            {
+                "receiver": receiver_name(pit.on_call[shift.name][0]),
+                "matchers": [_matcher("shift", shift.name)],
+                "routes": _chain_routes(pit.on_call[shift.name], levels),
+            }
+            for shift in rules.shifts
+        ]
+        pit_routes.append(
+            {
+                "receiver": receiver_name(pit.on_call[rules.shifts[0].name][0]),
+                "matchers": [_matcher("pit", pit.name)],
+                "routes": shift_routes,
+            }
+        )
+    pit_routes.append(
+        {
+            "receiver": receiver_name(rules.fallback[0]),
+            "matchers": [_matcher("pit", UNASSIGNED_PIT)],
+            "routes": _chain_routes(rules.fallback, levels),
+        }
+    )
+    lower = [s for s in ("high", "medium", "low")]
+    return {
+        "global": {"resolve_timeout": "5m"},
+        "route": {
+            "receiver": receiver_name(rules.fallback[0]),
+            "group_by": list(GROUP_BY),
+            "group_wait": go_duration(timing.group_wait_s),
+            "group_interval": go_duration(timing.group_interval_s),
+            "repeat_interval": go_duration(timing.repeat_interval_s),
+            "routes": pit_routes,
+        },
+        "inhibit_rules": [
+            {
+                "source_matchers": [_matcher("severity", "critical")],
+                "target_matchers": [f'severity=~"{"|".join(lower)}"'],
+                "equal": ["table_id"],
+            }
+        ],
+        "receivers": [_receiver(c, rules, alerter_url) for c in rules.contacts.values()],
+    }
+
+
+def render(rules: AlertRules, alerter_url: str) -> str:
+    header = (
+        f"# Generated by `tablewatch alerts config` from {rules.source}: edits are overwritten.\n"
+    )
+    body = yaml.safe_dump(
+        alertmanager_config(rules, alerter_url), sort_keys=False, allow_unicode=True, width=1000
+    )
+    return header + body

@@ -1,0 +1,288 @@
+"""``tablewatch alerter`` as a process: two Kafka consumers, the clock, the HTTP API.
+
+- ``findings`` (consumer group ``--group``, offsets committed by hand): each batch's
+  alerts are posted to Alertmanager and recorded in the trail, then the batch's
+  offsets are committed. Killed at any point, the alerter reads again what it had not
+  committed, and makes the same alerts with the same ids: Alertmanager merges them,
+  the trail collapses them.
+- ``table-events`` (no group, no commits): read from ``--silence-lookback`` ago at
+  start (Kafka's offsets for a time), so the silent-controller watch knows every table
+  heard since then, whatever happened to the alerter meanwhile.
+- the clock, twice a second: escalations, expiries, silent tables, resends.
+- HTTP (aiohttp): ``GET /health``, ``GET /api/v1/alerts[?open=true]``,
+  ``GET /api/v1/alerts/{id}`` (with its trail), ``POST /api/v1/alerts/{id}/ack``
+  (``{"by": ..., "note": ...}``), and ``POST /api/v1/alertmanager/notified``, the
+  webhook every generated receiver calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import signal
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import msgspec
+from aiohttp import web
+
+from tablewatch.alerts.alerter import Alerter, AlreadyAcknowledged
+from tablewatch.alerts.am_config import NOTIFIED_PATH
+from tablewatch.alerts.convert import NotAFinding
+from tablewatch.kafka_access import KafkaAccess
+from tablewatch.topics import Topics
+
+log = logging.getLogger("tablewatch.alerts")
+
+
+class _Event(msgspec.Struct):
+    type: str = ""
+    game: str = ""
+
+
+_EVENT = msgspec.json.Decoder(_Event)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    kafka: KafkaAccess
+    topics: Topics
+    group: str = "tablewatch-alerter"
+    host: str = "127.0.0.1"
+    port: int = 8095
+    silence_lookback_s: float = 3600.0
+    tick_s: float = 0.5
+
+
+# ---- HTTP --------------------------------------------------------------------------
+
+
+def web_app(
+    alerter: Alerter, status: Callable[[], dict[str, Any]] | None = None
+) -> web.Application:
+    async def health(_: web.Request) -> web.Response:
+        body = {
+            "status": "ok",
+            "alertmanager_up": alerter.am.up,
+            "alertmanager_error": alerter.am.last_error,
+            "open_alerts": sum(1 for a in alerter.alerts.values() if a.open),
+            "counters": asdict(alerter.counters),
+            **(status() if status is not None else {}),
+        }
+        return web.json_response(body)
+
+    async def listing(request: web.Request) -> web.Response:
+        open_only = request.query.get("open", "").lower() in ("1", "true", "yes")
+        return web.json_response(alerter.listing(open_only))
+
+    async def one(request: web.Request) -> web.Response:
+        alert = alerter.alerts.get(request.match_info["alert_id"])
+        if alert is None:
+            return web.json_response({"error": "no such alert"}, status=404)
+        history = await asyncio.to_thread(alerter.trail.history, alert.alert_id)
+        return web.json_response(alert.summary() | {"trail": history})
+
+    async def ack(request: web.Request) -> web.Response:
+        alert_id = request.match_info["alert_id"]
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return web.json_response({"error": "the body is not JSON"}, status=400)
+        by = body.get("by") if isinstance(body, dict) else None
+        note = body.get("note", "") if isinstance(body, dict) else ""
+        if not isinstance(by, str) or not by.strip() or len(by) > 200:
+            return web.json_response({"error": "by: who acknowledges (1-200 characters)"},
+                                     status=400)  # fmt: skip
+        if not isinstance(note, str) or len(note) > 2000:
+            return web.json_response({"error": "note: text, at most 2,000 characters"},
+                                     status=400)  # fmt: skip
+        try:
+            alert = await alerter.acknowledge(alert_id, by.strip(), note)
+        except KeyError:
+            return web.json_response({"error": f"no alert {alert_id}"}, status=404)
+        except AlreadyAcknowledged as exc:
+            return web.json_response({"error": str(exc), "alert": exc.alert.summary()}, status=409)
+        return web.json_response(alert.summary())
+
+    async def notified(request: web.Request) -> web.Response:
+        try:
+            payload = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return web.json_response({"error": "the body is not JSON"}, status=400)
+        count = await alerter.notified(payload if isinstance(payload, dict) else {})
+        return web.json_response({"recorded": count})
+
+    app = web.Application(client_max_size=4 * 1024 * 1024)
+    app.router.add_get("/health", health)
+    app.router.add_get("/api/v1/alerts", listing)
+    app.router.add_get("/api/v1/alerts/{alert_id}", one)
+    app.router.add_post("/api/v1/alerts/{alert_id}/ack", ack)
+    app.router.add_post(NOTIFIED_PATH, notified)
+    return app
+
+
+# ---- Kafka -------------------------------------------------------------------------
+
+
+async def consume_findings(
+    alerter: Alerter, settings: Settings, stop: asyncio.Event, ready: asyncio.Event
+) -> None:
+    from aiokafka import AIOKafkaConsumer
+    from aiokafka.errors import KafkaError
+
+    consumer = AIOKafkaConsumer(
+        settings.topics.findings, group_id=settings.group, enable_auto_commit=False,
+        auto_offset_reset="earliest", max_poll_interval_ms=3600_000,
+        **settings.kafka.aiokafka(),
+    )  # fmt: skip
+    await consumer.start()
+    ready.set()
+    try:
+        while not stop.is_set():
+            batch = await consumer.getmany(timeout_ms=200, max_records=500)
+            if not batch:
+                continue
+            alerts = []
+            for records in batch.values():
+                for record in records:
+                    alerter.counters.findings += 1
+                    try:
+                        message = json.loads(record.value)
+                        alert = alerter.alert_for(message, int(record.timestamp))
+                    except (ValueError, TypeError, NotAFinding, KeyError) as exc:
+                        alerter.counters.unreadable += 1
+                        log.error("findings message %s:%s unreadable: %s",
+                                  record.partition, record.offset, exc)  # fmt: skip
+                        continue
+                    if alert is not None:
+                        alerts.append(alert)
+            await alerter.raise_alerts(alerts, stop)
+            try:
+                await consumer.commit()
+            except KafkaError as exc:  # a rebalance took them: read again, same alerts
+                log.warning("findings offsets not committed (%s): they will be read again", exc)
+    finally:
+        await consumer.stop()
+
+
+async def consume_events(
+    alerter: Alerter, settings: Settings, stop: asyncio.Event, ready: asyncio.Event
+) -> None:
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    consumer = AIOKafkaConsumer(
+        group_id=None, enable_auto_commit=False, auto_offset_reset="latest",
+        **settings.kafka.aiokafka(),
+    )  # fmt: skip
+    await consumer.start()
+    try:
+        topic = settings.topics.events
+        partitions: set[int] | None = None
+        for _ in range(50):
+            await consumer.topics()
+            partitions = consumer.partitions_for_topic(topic)
+            if partitions:
+                break
+            await asyncio.sleep(0.2)
+        tps = [TopicPartition(topic, p) for p in sorted(partitions or ())]
+        consumer.assign(tps)
+        since = int((time.time() - settings.silence_lookback_s) * 1000)
+        offsets = await consumer.offsets_for_times({tp: since for tp in tps})
+        for tp in tps:
+            found = offsets.get(tp)
+            if found is None:
+                await consumer.seek_to_end(tp)
+            else:
+                consumer.seek(tp, found.offset)
+        ready.set()
+        while not stop.is_set():
+            batch = await consumer.getmany(timeout_ms=200, max_records=2000)
+            for records in batch.values():
+                for record in records:
+                    table_id = record.key.decode("utf-8", "replace") if record.key else ""
+                    if not table_id:
+                        continue
+                    try:
+                        event = _EVENT.decode(record.value)
+                    except msgspec.DecodeError:
+                        event = _Event()  # unreadable, but heard: the controller talks
+                    alerter.heard(table_id, event.type, int(record.timestamp), event.game)
+    finally:
+        await consumer.stop()
+
+
+async def clock_loop(alerter: Alerter, settings: Settings, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        try:
+            await alerter.tick(stop)
+        except Exception as exc:
+            if stop.is_set():
+                return
+            log.exception("the alerter's clock failed (%s); it goes on", exc)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), settings.tick_s)
+
+
+async def serve(
+    alerter: Alerter,
+    settings: Settings,
+    stop: asyncio.Event,
+    on_ready: Callable[[], Awaitable[None]] | None = None,
+) -> None:
+    """Run until ``stop`` is set: restore the open alerts, start the HTTP API, the
+    consumers and the clock."""
+    restored = await alerter.restore()
+    log.info("restored %d alerts from the trail", restored)
+    runner = web.AppRunner(web_app(alerter), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, settings.host, settings.port)
+    await site.start()
+    findings_ready, events_ready = asyncio.Event(), asyncio.Event()
+    tasks = [
+        asyncio.create_task(consume_findings(alerter, settings, stop, findings_ready)),
+        asyncio.create_task(consume_events(alerter, settings, stop, events_ready)),
+        asyncio.create_task(clock_loop(alerter, settings, stop)),
+    ]
+    announced = False
+    try:
+        while not stop.is_set():
+            for task in tasks:
+                if task.done() and not task.cancelled() and task.exception() is not None:
+                    raise RuntimeError(f"an alerter task failed: {task.exception()!r}")
+            if not announced and findings_ready.is_set() and events_ready.is_set():
+                announced = True
+                if on_ready is not None:
+                    await on_ready()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.2)
+    finally:
+        stop.set()
+        for task in tasks:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(task, 10)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(alerter.drain(), 5)
+        await runner.cleanup()
+        await alerter.am.close()
+
+
+def run(alerter: Alerter, settings: Settings) -> None:
+    """Serve until SIGTERM or SIGINT."""
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+
+        async def announce() -> None:
+            log.info("alerter ready on http://%s:%d", settings.host, settings.port)
+            print(f"alerter ready on http://{settings.host}:{settings.port}", flush=True)
+
+        await serve(alerter, settings, stop, announce)
+
+    asyncio.run(main())
