@@ -250,7 +250,7 @@ def _wagers(
             section = void_section
         elif expected is not None:
             section = expected.section
-            paytable = config.letter(line.bet)
+            paytable = _letter(config, expected.section, expected.hand)
             if expected.result == "win":
                 paytable_line = hand_key_words(expected.hand)
                 odds = None if expected.odds is None else str(expected.odds)
@@ -277,6 +277,16 @@ def _wagers(
             )
         )
     return out
+
+
+def _letter(config: TableConfig, section: str, hand: str | None) -> str | None:
+    """The letter of the configured pay table that priced a line: the one of its section
+    (and, for a win, with its hand); None for a fixed table (Ante and Play, the Ante
+    bonus) or a rule that is no pay table (a forfeit)."""
+    for table in config.paytables.values():
+        if table.section == section and (hand is None or hand in table.rows):
+            return table.letter
+    return None
 
 
 def _envy(ctx: RoundContext) -> list[EnvyLine]:
