@@ -150,6 +150,9 @@ def _replay(
         raise Unusable("--source files needs the PATHS of JSON Lines files")
     if source_name != "files" and paths:
         raise Unusable(f"--source {source_name} takes no PATHS (given: {paths[0]})")
+    for path in paths:
+        if not path.exists() or path.is_dir():
+            raise Unusable(f"{path}: no such file")
     since_ms = parse_time("--since", since) if since else None
     until_ms = parse_time("--until", until) if until else None
     if since_ms is not None and until_ms is not None and until_ms < since_ms:
@@ -220,9 +223,6 @@ def _source(
     if name == "files":
         from tablewatch.replay.files import FileSource
 
-        for path in paths:
-            if not path.exists() or path.is_dir():
-                raise Unusable(f"{path}: no such file")
         source: Source = FileSource(paths, tables=tables, since_ms=since_ms, until_ms=until_ms)
         return source, " ".join([*map(str, paths), *bounds])
     if name == "store":
