@@ -7,10 +7,13 @@ milliseconds too (``*_ms``).
 
 from __future__ import annotations
 
+import dataclasses
 from enum import StrEnum
-from typing import Any
+from typing import Any, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from tablewatch.rounds.report import FORMAT_VERSION, RoundReport
 
 
 class Severity(StrEnum):
@@ -168,3 +171,20 @@ class ValidationProblem(Model):
 class Health(Model):
     status: str = Field(description="ok, or what is wrong with the store")
     source: str = Field(description="where the API reads: the worker's /query or a DSN")
+
+
+def _reconstruction_model() -> type[BaseModel]:
+    """The reconstruction's answer: :meth:`RoundReport.as_dict` (fields in docs/rounds.md),
+    its model made from the dataclass's own fields and types, so the two cannot drift."""
+    hints = get_type_hints(RoundReport)
+    fields: dict[str, Any] = {
+        field.name: (hints[field.name], ...) for field in dataclasses.fields(RoundReport)
+    }
+    fields["format"] = (int, Field(description=f"{FORMAT_VERSION}: the version of this shape"))
+    model: type[BaseModel] = create_model(
+        "RoundReconstruction", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return model
+
+
+RoundReconstruction = _reconstruction_model()

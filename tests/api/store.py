@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from tablewatch.config_file import entry_json
 from tablewatch.rules.config import parse_config
 from tablewatch.sim.floor import Floor
 from tablewatch.store.client import connect
@@ -35,7 +36,8 @@ def fill_store(directory: Path, **floor: float) -> FilledStore:
         migrate(client)
         StoreWriter(client).insert_batch(audited.batch())
         configs = parse_config(sim.config)
-        write_directory(client, directory_rows(configs, {}, JUDGED_AT))
+        entries = {t: entry_json(entry) for t, entry in sim.config["tables"].items()}
+        write_directory(client, directory_rows(configs, entries, JUDGED_AT))
     finally:
         client.close()
     return FilledStore(dsn, audited, sim.config)

@@ -19,6 +19,7 @@ from tablewatch.api import reads
 from tablewatch.api.app import HERE, NotFound, source_of
 from tablewatch.api.filters import CODES, GAMES, Filters, from_form
 from tablewatch.api.models import FindingOut, Severity, TableOut
+from tablewatch.api.routes.rounds import load_report
 from tablewatch.report import money
 
 router = APIRouter(include_in_schema=False)
@@ -101,6 +102,24 @@ def table(request: Request, table_id: str) -> HTMLResponse:
         findings=reads.list_findings(source, latest),
         rounds=reads.list_rounds(source, latest),
         refresh=30,
+    )
+
+
+@router.get("/rounds/{table_id}/{round_id}", response_class=HTMLResponse)
+def round_page(
+    request: Request, table_id: str, round_id: str, start_event_id: str | None = None
+) -> HTMLResponse:
+    try:
+        report = load_report(request, table_id, round_id, start_event_id)
+    except NotFound as exc:
+        return problem(request, 404, exc.reason)
+    return _page(
+        request,
+        "round.html",
+        r=report,
+        wrong=report.wrong_lines,
+        seqs={t.event_id: str(t.seq) for t in report.timeline},
+        evidence={e for f in report.findings for e in f.event_ids},
     )
 
 

@@ -3,15 +3,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 
 from tablewatch.api import reads
-from tablewatch.api.app import source_of
-from tablewatch.api.filters import Filters
-from tablewatch.api.models import RoundsPage
-from tablewatch.api.routes.common import INVALID, UNAVAILABLE
+from tablewatch.api.app import NotFound, source_of
+from tablewatch.api.filters import ID_MAX, Filters
+from tablewatch.api.models import RoundReconstruction, RoundsPage
+from tablewatch.api.routes.common import INVALID, NOT_FOUND, UNAVAILABLE
+from tablewatch.rounds.from_store import load_round
+from tablewatch.rounds.report import RoundNotFound, RoundReport
 
 router = APIRouter(prefix="/api/v1", tags=["rounds"])
 
@@ -21,3 +23,32 @@ def list_rounds(request: Request, f: Annotated[Filters, Query()]) -> RoundsPage:
     """Rounds, the latest begun first; ``check`` and ``severity`` keep the rounds with such
     a finding, ``pit`` goes through the table directory."""
     return reads.list_rounds(source_of(request), f)
+
+
+@router.get(
+    "/rounds/{table_id}/{round_id}",
+    response_model=RoundReconstruction,
+    responses={**NOT_FOUND, **INVALID, **UNAVAILABLE},
+)
+def reconstruction(
+    request: Request,
+    table_id: Annotated[str, Path(max_length=ID_MAX)],
+    round_id: Annotated[str, Path(max_length=ID_MAX)],
+    start_event_id: Annotated[
+        str | None,
+        Query(max_length=ID_MAX, description="which round, when the table gave its id twice"),
+    ] = None,
+) -> dict[str, Any]:
+    """The round reconstructed (docs/rounds.md): its timeline, hands, decisions, every
+    wager's expected and actual settlement with the pay-table line and section that
+    priced it, the findings with their evidence, the video window."""
+    return load_report(request, table_id, round_id, start_event_id).as_dict()
+
+
+def load_report(
+    request: Request, table_id: str, round_id: str, start_event_id: str | None = None
+) -> RoundReport:
+    try:
+        return load_round(source_of(request), table_id, round_id, start_event_id=start_event_id)
+    except RoundNotFound as missing:
+        raise NotFound(missing.reason) from None
