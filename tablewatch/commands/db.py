@@ -79,18 +79,83 @@ def _where(dsn: str) -> str:
 
 @db.command()
 @dsn_option
-def migrate(dsn: str) -> None:
-    """Create or upgrade the schema; prints the migrations applied."""
+@click.option(
+    "--cluster",
+    default=None,
+    metavar="NAME",
+    help="A ClickHouse cluster (remote_servers): every table ON CLUSTER, replicated, "
+    "sharded by table_id behind Distributed tables of the same names (docs/cluster.md).",
+)
+@click.option(
+    "--print",
+    "print_only",
+    is_flag=True,
+    help="With --cluster: print the statements, one per line, and apply nothing.",
+)
+def migrate(dsn: str, cluster: str | None, print_only: bool) -> None:
+    """Create or upgrade the schema and fill the theoretical edges; prints what it did."""
+    from tablewatch.store import theoretical
     from tablewatch.store.migrate import migrate as run_migrations
 
+    if cluster is not None:
+        _migrate_cluster(dsn, cluster, print_only)
+        return
+    if print_only:
+        Console(stderr=True).print("tablewatch db migrate: --print goes with --cluster")
+        sys.exit(EXIT_ERROR)
     with _store(dsn, "migrate") as client:
         applied = run_migrations(client)
+        figures = theoretical.fill(client)
     for label in applied:
         click.echo(f"applied {label}")
+    if figures:
+        click.echo(
+            f"theoretical: {figures} house edge(s) and standard deviation(s) written", err=True
+        )
     click.echo(
         f"{_where(dsn)}: {len(applied)} migration(s) applied"
         if applied
         else f"{_where(dsn)}: up to date"
+    )
+
+
+def _migrate_cluster(dsn: str, cluster: str, print_only: bool) -> None:
+    from urllib.parse import urlsplit
+
+    from tablewatch.store import cluster as cluster_mode
+    from tablewatch.store import theoretical
+    from tablewatch.store.dsn import ServerDsn
+
+    err = Console(stderr=True, highlight=False)
+    try:
+        target = parse_dsn(dsn)
+    except DsnError as exc:
+        err.print(f"tablewatch db migrate: {exc}", markup=False, soft_wrap=True)
+        sys.exit(EXIT_ERROR)
+    if not isinstance(target, ServerDsn):
+        err.print(
+            "tablewatch db migrate: --cluster needs a server's DSN "
+            "(http(s)://user:password@host:8123/database)",
+            markup=False,
+        )
+        sys.exit(EXIT_ERROR)
+    database = urlsplit(target.url).path.strip("/") or "default"
+    try:
+        if print_only:
+            for statement in cluster_mode.cluster_ddl(
+                cluster_mode.single_node_schema(), cluster, database
+            ):
+                click.echo(statement + ";")
+            return
+        with _store(dsn, "migrate") as client:
+            statements = cluster_mode.migrate_cluster(client, cluster, database)
+            figures = theoretical.fill(client)
+    except cluster_mode.ClusterSchemaError as exc:
+        err.print(f"tablewatch db migrate: {exc}", markup=False, soft_wrap=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(
+        f"{_where(dsn)}: cluster {cluster}: {len(statements)} statements applied, "
+        f"every migration recorded; theoretical: {figures} figure(s) written"
     )
 
 

@@ -6,7 +6,9 @@ recorded in ``schema_migrations``, in version order, and records each one
 after all its statements succeeded. ClickHouse has no transactional DDL: a
 file that fails halfway is applied again from its start on the next run, so
 every statement must be safe to repeat (``IF NOT EXISTS``, ``IF EXISTS``,
-``CREATE OR REPLACE VIEW``).
+``CREATE OR REPLACE VIEW``). A statement that cannot be repeated as it is
+(``EXCHANGE TABLES``, a copy meant to run once) is preceded by a guard line
+``-- @when <query>``: it runs only when the query's first value is non-zero.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from tablewatch.store.sql_text import split_statements
 
 MIGRATIONS_PACKAGE = "tablewatch.store.migrations"
 _FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_GUARD = re.compile(r"^\s*--\s*@when\s+(.+?)\s*$", re.MULTILINE)
 
 SCHEMA_MIGRATIONS_DDL = """
 CREATE TABLE IF NOT EXISTS schema_migrations
@@ -80,7 +83,8 @@ def migrate(client: Client) -> list[str]:
     labels: list[str] = []
     for migration in pending(client):
         for statement in migration.statements():
-            client.command(statement)
+            if should_run(client, statement):
+                client.command(statement)
         client.insert(
             "schema_migrations",
             [[migration.version, migration.name, int(time.time() * 1000)]],
@@ -88,3 +92,18 @@ def migrate(client: Client) -> list[str]:
         )
         labels.append(migration.label)
     return labels
+
+
+def guard_of(statement: str) -> str | None:
+    """The query of the statement's ``-- @when`` line, if it has one."""
+    match = _GUARD.search(statement)
+    return match.group(1) if match else None
+
+
+def should_run(client: Client, statement: str) -> bool:
+    """Whether ``statement`` runs now: always, or when its guard's query answers non-zero."""
+    guard = guard_of(statement)
+    if guard is None:
+        return True
+    rows = client.query(guard).result_rows
+    return bool(rows and rows[0] and rows[0][0])

@@ -361,6 +361,7 @@ def edge(
             "training_seconds": trained_at - start,
             "in_sample_house_edge": -strategy.expected_by_training(),
             "standard_error": float(half / 1.96),
+            "std_dev": result.std,
             "fold_rate": result.plays[0] / samples,
             "play_1x_rate": result.plays[1] / samples,
             "play_2x_rate": result.plays[2] / samples,

@@ -77,6 +77,35 @@ def ride_values(letter: str) -> RideValues:
     )
 
 
+@cache
+def std_dev(letter: str) -> float:
+    """Standard deviation of one hand's net result per unit, under the optimal strategy.
+
+    A hand's result is ``m * (1 + ride1 + ride2)``: ``ride1`` decided on the player's
+    three cards, ``ride2`` on those and the first community card. Each five-card hand is
+    dealt as three player cards, a first and a second community card in C(5, 3) * 2 = 20
+    equally likely ways; the second moment is averaged over every hand and every way.
+    """
+    net = net_table(letter)
+    rides = _ride_tables(letter)
+    hands = all_combinations(52, 5)
+    first = np.zeros(len(net), dtype=np.float64)
+    second = np.zeros(len(net), dtype=np.float64)
+    ways = 0
+    for player in combinations(range(5), 3):
+        ride1 = rides[3][colex_index_batch(hands[:, player], assume_sorted=True)]
+        for card in (c for c in range(5) if c not in player):
+            known = tuple(sorted((*player, card)))
+            ride2 = rides[4][colex_index_batch(hands[:, known], assume_sorted=True)]
+            factor = 1.0 + ride1 + ride2
+            first += factor
+            second += factor * factor
+            ways += 1
+    mean = float((net * first).sum()) / (ways * len(net))
+    square = float((net * net * second).sum()) / (ways * len(net))
+    return float(np.sqrt(max(square - mean * mean, 0.0)))
+
+
 def ride_bet1(letter: str, player_cards: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """Whether the optimal strategy lets Bet 1 ride, for each row of three player cards."""
     return _rides(letter, player_cards, 3)
@@ -120,6 +149,7 @@ def edge(game: str, letter: str) -> EdgeResult:
             "element_of_risk": house_edge / average_bet,
             "average_total_bet": average_bet,
             "bet3_edge": house_edge_of(net_table(letter)),
+            "std_dev": std_dev(letter),
             "ride_bet1_probability": values.ride1,
             "ride_bet2_probability": values.ride2,
             "strategy": "Bet 3 always; Bet 2 rides iff E[m | 3 cards + first community] > 0; "

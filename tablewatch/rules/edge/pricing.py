@@ -98,5 +98,9 @@ def side_bet_edge(
         exact=True,
         hands=len(net),
         seconds=time.perf_counter() - start,
-        extras={"hit_frequency": float((net > LOSE).mean()), "section": section},
+        extras={
+            "hit_frequency": float((net > LOSE).mean()),
+            "std_dev": float(net.std()),
+            "section": section,
+        },
     )

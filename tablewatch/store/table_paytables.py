@@ -1,0 +1,38 @@
+"""``table_paytables``: each configured table's pay table letter per wager.
+
+Written by the worker when it starts, beside the table directory: the hold panels join
+a table's hold with the theoretical edge of its own pay tables (``theoretical``). The
+Four Card Poker ante has no lettered pay table and is written with paytable ''.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from clickhouse_connect.driver.client import Client
+
+from tablewatch.rules.table_config import TableConfig
+
+TABLE_PAYTABLES = "table_paytables"
+COLUMNS = ("table_id", "wager", "paytable", "updated_at")
+PaytableRow = tuple[str, str, str, int]
+# priced wagers without a pay table slot of their own, by game
+UNLETTERED = {"four_card_poker": ("ante",)}
+
+
+def paytable_rows(configs: Mapping[str, TableConfig], updated_at_ms: int) -> list[PaytableRow]:
+    """One row per table and pay table slot, and one per unlettered priced wager."""
+    rows: list[PaytableRow] = []
+    for table_id, config in sorted(configs.items()):
+        for slot, table in sorted(config.paytables.items()):
+            rows.append((table_id, slot, table.letter, updated_at_ms))
+        for wager in UNLETTERED.get(config.game, ()):
+            rows.append((table_id, wager, "", updated_at_ms))
+    return rows
+
+
+def write_paytables(client: Client, rows: Sequence[PaytableRow]) -> int:
+    """Insert ``rows`` (safe to repeat: the newest row of a table's wager is read)."""
+    if rows:
+        client.insert(TABLE_PAYTABLES, [list(r) for r in rows], column_names=list(COLUMNS))
+    return len(rows)
