@@ -22,7 +22,7 @@ from tablewatch.kafka_access import KafkaAccess
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.rules.config import ConfigError
 from tablewatch.store.query_limits import QueryLimits
-from tablewatch.topics import Topics
+from tablewatch.topics import PARTITIONS, Topics
 
 
 @click.command()
@@ -79,6 +79,16 @@ from tablewatch.topics import Topics
     help="Kafka consumer group and Faust app id.",
 )
 @topics_prefix_option
+@click.option(
+    "--partitions",
+    envvar="TABLEWATCH_PARTITIONS",
+    show_envvar=True,
+    default=PARTITIONS,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Partitions of the events topic; the tables' saved state (its changelog topic) "
+    "gets as many.",
+)
 @click.option(
     "--session-timeout",
     default=30.0,
@@ -143,6 +153,7 @@ def worker(
     config_path: Path,
     app_id: str,
     topics_prefix: str,
+    partitions: int,
     session_timeout: float,
     kafka: KafkaAccess,
     kafka_wait: float,
@@ -177,6 +188,7 @@ def worker(
         app_id=app_id,
         session_timeout_s=session_timeout,
         topics=Topics.prefixed(topics_prefix),
+        partitions=partitions,
         event_loop=event_loop,
         log_level=log_level.upper(),
         query_limits=QueryLimits(seconds=query_seconds),
