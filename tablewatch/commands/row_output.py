@@ -49,7 +49,7 @@ def write_rows(
     """``rows`` (each a mapping of every column) in ``fmt``; ``columns`` is
     ``(name, arrow type)`` in order, the type one of ``string int64 bool list``."""
     if fmt == "parquet":
-        if out is None and sys.stdout.isatty():
+        if out is None and stdout_is_terminal():
             raise OutputRefused(
                 "--format parquet writes binary: give --out FILE or redirect standard output"
             )
@@ -60,6 +60,10 @@ def write_rows(
         click.echo(text, nl=False)
     else:
         out.write_text(text, encoding="utf-8")
+
+
+def stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
 
 
 def _text(rows: Sequence[Mapping[str, Any]], names: Sequence[str], fmt: str, title: str) -> str:
