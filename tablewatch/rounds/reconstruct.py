@@ -49,7 +49,7 @@ from tablewatch.rules.events import (
 )
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.hands import best5of6, strength3, strength4, strength5
-from tablewatch.rules.judge import RoundResult, judge_round
+from tablewatch.rules.judge import RoundResult, SettlementLine, judge_round
 from tablewatch.rules.round import Round
 from tablewatch.rules.table_config import TableConfig
 
@@ -243,7 +243,7 @@ def _wagers(
     config = ctx.config
     void_section = ctx.void_causes[0].section if ctx.void_causes else ctx.sections.void
     out = []
-    for line in result.settlements:
+    for line in _with_withdrawn(result, ctx):
         expected = ctx.settlement.lines.get((line.seat, line.bet))
         paytable = paytable_line = odds = section = None
         if result.voided:
@@ -277,6 +277,19 @@ def _wagers(
             )
         )
     return out
+
+
+def _with_withdrawn(result: RoundResult, ctx: RoundContext) -> list[SettlementLine]:
+    """The round's settlement lines, with each bet the player withdrew and that needs no
+    ``settle`` (a pulled Let It Ride bet): owed its return, done as needed (no settle)."""
+    lines = list(result.settlements)
+    have = {(line.seat, line.bet) for line in lines}
+    if result.voided:
+        return lines
+    for key, expected in ctx.settlement.lines.items():
+        if key not in have and expected.optional and expected.result == "returned":
+            lines.append(SettlementLine(key[0], key[1], expected.stake, "returned", 0, None, None))
+    return sorted(lines, key=lambda line: (line.seat, line.bet))
 
 
 def _letter(config: TableConfig, section: str, hand: str | None) -> str | None:

@@ -150,6 +150,7 @@ LIR_WAGERS = [
         odds="4 to 1",
         section="§ 643a.12(c)",
     ),
+    _line(5, "bet1", 500, "returned", 0, None, actual_result=None, section="§ 643a.11(b)"),
     _line(
         5,
         "bet2",
@@ -490,6 +491,7 @@ def test_the_text_says_the_same(golden_files: tuple[Path, Path]) -> None:
     assert (
         "!! 5 bet3 $5.00 win $5.00 win $4.00 A pair of tens or better 1 to 1 § 643a.12(a)" in words
     )
+    assert "5 bet1 $5.00 returned $0.00 - - - - - § 643a.11(b)" in words  # pulled
     assert sum(w.startswith("!!") for w in words) == 1
     assert "Findings (1, judged from the events)" in words
     assert "WRONG_PAYOUT [critical] § 643a.12(a) seat 5 bet3; expected $5.00, actual $4.00" in words
@@ -584,7 +586,9 @@ def test_a_reused_round_id_shows_the_latest_and_names_the_other(tmp_path: Path) 
         )
         assert latest["seats"][0]["hand"] == "king high"  # Kd 8s 2c with 7d Jh
         assert [(w["bet"], w["expected_result"], w["correct"]) for w in latest["wagers"]] == [
-            ("bet3", "lose", True)
+            ("bet1", "returned", True),
+            ("bet2", "returned", True),
+            ("bet3", "lose", True),
         ]
         assert [f["check"] for f in latest["findings"]] == ["ROUND_ID_REUSED"]
         code, out, _ = show("LIR-G", "R-77", *where, "--start", "L-301", "--format", "json")
