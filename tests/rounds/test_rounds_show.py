@@ -71,7 +71,7 @@ LIR_TEXTS = [
 
 
 def _line(
-    seat: int, bet: str, stake: int, result: str, paid: int, actual: int, **kw: Any
+    seat: int, bet: str, stake: int, result: str, paid: int, actual: int | None, **kw: Any
 ) -> dict[str, Any]:
     return {
         "seat": seat,
