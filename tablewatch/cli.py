@@ -35,6 +35,11 @@ COMMANDS = {
         "The ClickHouse store of events, judged rounds and findings.",
         rules=False,
     ),
+    "dashboards": LazyCommand(
+        "tablewatch.commands.dashboards:dashboards",
+        "The Grafana dashboards: build the JSON and provisioning, publish, check their SQL.",
+        rules=False,
+    ),
     "edge": LazyCommand(
         "tablewatch.commands.edge:edge",
         "House edge of WAGER at GAME (four_card_poker: ante, aces_up; let_it_ride: main, "

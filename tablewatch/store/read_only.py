@@ -69,6 +69,8 @@ READABLE = frozenset(
         "rounds_by_hour_mv",
         "table_activity_mv",
         "hold_by_round_mv",
+        "procedure_events",
+        "procedure_events_mv",
         "theoretical",
         "theoretical_v",
         "table_paytables",
