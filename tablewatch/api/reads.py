@@ -27,6 +27,7 @@ from tablewatch.api.models import (
 )
 from tablewatch.api.sources import RowSource
 from tablewatch.rules.events import ms_to_ts
+from tablewatch.store.sql_literals import integer, quote
 
 
 class BadCursor(ValueError):
@@ -34,13 +35,8 @@ class BadCursor(ValueError):
 
 
 def literal(value: str | int) -> str:
-    """``value`` as a ClickHouse literal: an int as digits, text quoted and escaped."""
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise TypeError(f"not a literal: {value!r}")
-    if isinstance(value, int):
-        return str(value)
-    escaped = value.replace("\\", "\\\\").replace("'", "\\'").replace("\x00", "\\0")
-    return "'" + escaped + "'"
+    """``value`` as a ClickHouse literal (:mod:`tablewatch.store.sql_literals`)."""
+    return quote(value) if isinstance(value, str) else integer(value)
 
 
 def _instant(ts: str) -> str:

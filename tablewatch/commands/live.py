@@ -10,6 +10,7 @@ and shuts everything down.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -62,6 +63,14 @@ SEVERITY_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "lo
 )
 @click.option("--worker-port", default=6066, show_default=True)
 @click.option("--ingest-port", default=8077, show_default=True)
+@click.option("--api-port", default=8090, show_default=True, help="The auditor pages and API.")
+@click.option(
+    "--linger",
+    type=float,
+    default=None,
+    help="Seconds to keep serving the pages after the summary [default: until Enter on a "
+    "terminal, else 0].",
+)
 def live(
     tables: int,
     seconds: float,
@@ -74,6 +83,8 @@ def live(
     root: Path,
     worker_port: int,
     ingest_port: int,
+    api_port: int,
+    linger: float | None,
 ) -> None:
     """Run the live pipeline with a simulated floor for a while, then summarise."""
     console = Console(highlight=False)
@@ -112,6 +123,12 @@ def live(
                 env=child_env,
             )
         )
+        api = f"http://127.0.0.1:{api_port}"
+        api_args = [
+            "serve-api", "--port", str(api_port), "--worker", f"http://127.0.0.1:{worker_port}",
+        ]  # fmt: skip
+        stack.enter_context(child_service(api_args, f"{api}/health", run / "api.log"))
+        console.print(f"the floor's pages: {api}/ (the auditor API: {api}/docs)")
         console.print(f"worker pid {worker.pid} and ingest endpoint ready; streaming {tables} "
                       f"tables at {speed:g}x for {seconds:g} s\n")  # fmt: skip
         stop = threading.Event()
@@ -127,6 +144,7 @@ def live(
         stop.set()
         printer.join(timeout=5)
         _summary(console, worker_port, sent)
+        _pages(console, api, worker_port, linger)
     console.print(f"\nstopped cleanly; data in {run}")
 
 
@@ -173,6 +191,38 @@ def alert_text(f: Mapping[str, Any]) -> str:
         f"[{style}]{f['severity'].upper():8}[/] {f['check']:27} {escape(where)}{amounts} "
         f"[dim]{escape(f['regulation'])}[/]\n{'':9}{escape(f['message'])}"
     )
+
+
+def _pages(console: Console, api: str, worker_port: int, linger: float | None) -> None:
+    """The floor page's URL and a round page's with a finding (a wrong payout when the run
+    has one), each answered 200 before it is printed; then serve them a while."""
+    import sys
+    import urllib.parse
+    import urllib.request
+
+    rows = worker_query(
+        worker_port,
+        "SELECT f.table_id, f.round_id FROM findings_v AS f WHERE f.round_id != '' AND "
+        "(f.table_id, f.round_id, f.start_event_id) IN (SELECT table_id, round_id, "
+        "start_event_id FROM rounds_v) ORDER BY f.check != 'WRONG_PAYOUT', f.ts LIMIT 1",
+    )
+    pages = [("the floor", f"{api}/")]
+    if rows:
+        table_id, round_id = (urllib.parse.quote(str(v), safe="") for v in rows[0])
+        pages.append((f"a round with a finding ({rows[0][0]} {rows[0][1]})",
+                      f"{api}/rounds/{table_id}/{round_id}"))  # fmt: skip
+    console.print()
+    for what, url in pages:
+        with urllib.request.urlopen(url, timeout=30) as reply:
+            status = reply.status
+        console.print(f"[bold]{what}[/]: {url}  [dim]({status})[/]")
+    if linger is None and sys.stdin.isatty():
+        console.print("[dim]served until you press Enter[/]")
+        with contextlib.suppress(EOFError, KeyboardInterrupt):
+            input()
+    elif linger:
+        console.print(f"[dim]served for {linger:g} s more[/]")
+        time.sleep(linger)
 
 
 def _wait_until_caught_up(port: int, sent: int, timeout: float = 120) -> None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 
 def quote(value: str) -> str:
-    """``value`` as a single-quoted ClickHouse string literal (``\\`` and ``'`` escaped)."""
+    """``value`` as a single-quoted ClickHouse string literal (``\\``, ``'`` and NUL escaped:
+    the readers refuse a statement holding a NUL character)."""
     if not isinstance(value, str):
         raise TypeError(f"not text: {value!r}")
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    escaped = value.replace("\\", "\\\\").replace("'", "\\'").replace("\x00", "\\0")
+    return "'" + escaped + "'"
 
 
 def integer(value: int) -> str:
