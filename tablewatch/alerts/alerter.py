@@ -19,7 +19,7 @@ from typing import Any
 from tablewatch.alerts import escalation, trail
 from tablewatch.alerts.alertmanager import AlertmanagerClient
 from tablewatch.alerts.convert import alert_of_finding, alert_of_silence
-from tablewatch.alerts.model import Alert, iso_ms
+from tablewatch.alerts.model import ALERTNAME, Alert, iso_ms
 from tablewatch.alerts.rules_file import AlertRules
 from tablewatch.alerts.silent import SilentWatch
 
@@ -70,6 +70,7 @@ class Alerter:
         self.watch = SilentWatch()
         self.silenced_tables: dict[str, str] = {}  # table_id -> its open silence alert
         self.counters = Counters()
+        self.ready = False  # its consumers started (the service sets it)
         self._last_resend_ms = 0
         self._settling: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -133,9 +134,10 @@ class Alerter:
             return
         posts = [p for a in fresh for p in a.postable(self._ends_ms(a))]
         await self.am.post_alerts(posts, stop)
+        for alert in fresh:  # known before the trail is written: its notification may come
+            self.alerts[alert.alert_id] = alert
         await self._record([trail.raised(a) for a in fresh], stop)
         for alert in fresh:
-            self.alerts[alert.alert_id] = alert
             self.counters.raised += 1
             self.counters.by_check[alert.check] = self.counters.by_check.get(alert.check, 0) + 1
             if alert.kind == "silent":
@@ -284,13 +286,15 @@ class Alerter:
             if item.get("status") != "firing":
                 continue
             labels = item.get("labels") or {}
-            alert = self.alerts.get(str(labels.get("alert_id", "")))
-            if alert is None:
-                continue
             try:
                 level = int(labels.get("escalation", 0))
             except ValueError:
                 level = 0
+            alert = self.alerts.get(str(labels.get("alert_id", "")))
+            if alert is None:  # not read again yet after a restart: its labels say enough
+                alert = _from_labels(labels, level, now)
+                if alert is None:
+                    continue
             events.append(trail.notified(alert, min(level, alert.level), receiver, now))
         if events:
             await self._record(events, None)
@@ -305,3 +309,20 @@ class Alerter:
     def listing(self, open_only: bool) -> list[dict[str, Any]]:
         alerts = sorted(self.alerts.values(), key=lambda a: (a.raised_ms, a.alert_id))
         return [a.summary() for a in alerts if a.open or not open_only]
+
+
+def _from_labels(labels: Mapping[str, Any], level: int, now_ms: int) -> Alert | None:
+    """An alert as its labels give it (for a notification's trail row)."""
+    alert_id = str(labels.get("alert_id", ""))
+    if not alert_id:
+        return None
+    kinds = {name: kind for kind, name in ALERTNAME.items()}
+    shift = str(labels.get("shift", ""))
+    return Alert(
+        alert_id=alert_id, kind=kinds.get(str(labels.get("alertname")), "finding"),
+        table_id=str(labels.get("table_id", "")), pit=str(labels.get("pit", "")),
+        game=str(labels.get("game", "")), check=str(labels.get("check", "")),
+        severity=str(labels.get("severity", "")), raised_ms=now_ms, finding_ids=(),
+        annotations={}, generator_url="", shifts=(shift,) * (max(level, 0) + 1),
+        level_ms=(now_ms,) * (max(level, 0) + 1),
+    )  # fmt: skip

@@ -65,15 +65,16 @@ def web_app(
     alerter: Alerter, status: Callable[[], dict[str, Any]] | None = None
 ) -> web.Application:
     async def health(_: web.Request) -> web.Response:
+        ready = alerter.ready
         body = {
-            "status": "ok",
+            "status": "ok" if ready else "starting",
             "alertmanager_up": alerter.am.up,
             "alertmanager_error": alerter.am.last_error,
             "open_alerts": sum(1 for a in alerter.alerts.values() if a.open),
             "counters": asdict(alerter.counters),
             **(status() if status is not None else {}),
         }
-        return web.json_response(body)
+        return web.json_response(body, status=200 if ready else 503)
 
     async def listing(request: web.Request) -> web.Response:
         open_only = request.query.get("open", "").lower() in ("1", "true", "yes")
@@ -175,29 +176,25 @@ async def consume_events(
     from aiokafka import AIOKafkaConsumer, TopicPartition
 
     consumer = AIOKafkaConsumer(
-        group_id=None, enable_auto_commit=False, auto_offset_reset="latest",
-        **settings.kafka.aiokafka(),
+        settings.topics.events, group_id=None, enable_auto_commit=False,
+        auto_offset_reset="latest", **settings.kafka.aiokafka(),
     )  # fmt: skip
-    await consumer.start()
+    await consumer.start()  # no group: every partition of the topic is assigned to it
     try:
-        topic = settings.topics.events
-        partitions: set[int] | None = None
-        for _ in range(50):
-            await consumer.topics()
-            partitions = consumer.partitions_for_topic(topic)
-            if partitions:
+        tps: list[TopicPartition] = []
+        for _ in range(100):
+            tps = sorted(consumer.assignment())
+            if tps:
                 break
-            await asyncio.sleep(0.2)
-        tps = [TopicPartition(topic, p) for p in sorted(partitions or ())]
-        consumer.assign(tps)
+            await asyncio.sleep(0.1)
+        if not tps:
+            raise RuntimeError(f"{settings.topics.events}: no partitions assigned")
         since = int((time.time() - settings.silence_lookback_s) * 1000)
         offsets = await consumer.offsets_for_times({tp: since for tp in tps})
+        ends = await consumer.end_offsets(tps)  # now, not at the first fetch
         for tp in tps:
             found = offsets.get(tp)
-            if found is None:
-                await consumer.seek_to_end(tp)
-            else:
-                consumer.seek(tp, found.offset)
+            consumer.seek(tp, ends[tp] if found is None else found.offset)
         ready.set()
         while not stop.is_set():
             batch = await consumer.getmany(timeout_ms=200, max_records=2000)
@@ -254,7 +251,7 @@ async def serve(
                 if task.done() and not task.cancelled() and task.exception() is not None:
                     raise RuntimeError(f"an alerter task failed: {task.exception()!r}")
             if not announced and findings_ready.is_set() and events_ready.is_set():
-                announced = True
+                announced = alerter.ready = True
                 if on_ready is not None:
                     await on_ready()
             with contextlib.suppress(TimeoutError):
