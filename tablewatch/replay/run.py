@@ -13,6 +13,7 @@ them in one order (table, round, start event, finding id), whatever the source.
 
 from __future__ import annotations
 
+import operator
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -140,6 +141,7 @@ class Interrupted(Exception):
 
 
 Progress = Callable[[int], None]  # called with the events folded so far
+_TABLE_ID = operator.attrgetter("table_id")
 
 
 def replay(
@@ -178,8 +180,7 @@ def _watched(
     """``runs``, noting the tables, the first and last event times and the progress."""
     for run in runs:
         if not isinstance(run, EventRejected) and run:
-            for event in run:
-                seen.add(event.table_id)
+            seen.update(map(_TABLE_ID, run))
             first, last = ts_to_ms(run[0].ts), ts_to_ms(run[-1].ts)
             low = min(first, last)
             high = max(first, last)

@@ -4,8 +4,9 @@ Each table's events come in the order the worker applied them: their position in
 the table's hash chain (``chain_pos``, the table's Kafka order, which is its ``seq``
 order from a controller that keeps to the protocol), ties and rows stored before
 the chain (position 0, first) by ``seq``. They are read in chunks of
-:data:`CHUNK` positions (or ``seq`` values), one query each, streamed block by block
-and decoded as they arrive: memory stays flat whatever the store holds.
+:data:`CHUNK` positions (or ``seq`` values), one query each, a chunk read whole and
+then decoded and folded a few hundred events at a time: memory stays flat whatever
+the store holds (a chunk's payloads at most).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tablewatch.replay.fold import Run
 from tablewatch.rules.decode import decode_lines
 
 CHUNK = 100_000  # positions (or seq values) per query
+DECODE_BLOCK = 512  # events decoded and folded at a time (in the CPU cache, as a file's block)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,14 +115,18 @@ class StoreSource:
         where_text = f"raw_events_v {table_id} {column}"
         for start in range(low, high + 1, self.chunk):
             values = {**parameters, "t": table_id, "lo": start, "hi": start + self.chunk}
-            with self.client.query_row_block_stream(
+            # the chunk is read whole before it is folded: the run's rows are written on
+            # the same client meanwhile, which an embedded engine refuses mid-stream
+            payloads: list[bytes] = []
+            with self.client.query_column_block_stream(
                 sql, parameters=values, column_formats={"payload": "bytes"}
             ) as stream:
-                for block in stream:
-                    lines = [row[0] for row in block]
-                    decoded = decode_lines(lines, where_text, start)
-                    for events, rejection in decoded.runs():
-                        if events:
-                            yield events
-                        if rejection is not None:
-                            yield rejection
+                for columns in stream:
+                    payloads.extend(columns[0])
+            for at in range(0, len(payloads), DECODE_BLOCK):
+                decoded = decode_lines(payloads[at : at + DECODE_BLOCK], where_text, start + at)
+                for events, rejection in decoded.runs():
+                    if events:
+                        yield events
+                    if rejection is not None:
+                        yield rejection

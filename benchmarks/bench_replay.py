@@ -1,0 +1,317 @@
+"""Benchmark ``tablewatch replay``: events/s from files, the store and Kafka, against the file
+audit in the same run, and the peak memory of a replay of 1 M and of 10 M events.
+
+    python benchmarks/bench_replay.py [--repeat 3] [--sources files store kafka]
+                                      [--memory] [--bootstrap 127.0.0.1:9092] [--json]
+
+Inputs, made once and kept in ``.cache/bench/``:
+
+- the simulated floor of ``bench_audit.py`` (``tablewatch simulate --tables 12 --rounds
+  20000 --seed 1 --error-rate 0.05``, 1,080,762 events, 213 MB);
+- ``replay-1m/``: an embedded store holding those events in ``raw_events`` (each table's
+  chain positions in file order, as the worker would give them), written with the
+  store's own row builder;
+- ``replay-10m/``: the same store, grown by SQL to ten times the events: nine copies of
+  every table (``INSERT ... SELECT`` with the table id and the payload's ``table_id``
+  rewritten to ``<table>-c<k>``), with a configuration of the 120 tables;
+- the topic ``bench-replay-table-events`` (4 partitions, keyed by table) on the broker,
+  produced from the file with kafka-python.
+
+Each measurement runs in a fresh process (the interpreter's start, the imports and
+opening the store are not counted): ``audit`` is ``tablewatch audit --jobs 1 --format
+json`` to /dev/null (the baseline), ``files`` / ``store`` / ``kafka`` the replay's fold
+and its writing of the run's rounds and findings (``tablewatch.replay.run.replay``). The
+modes alternate (audit, files, store, kafka, audit, ...) and the best of ``--repeat``
+is kept. ``--memory`` adds a replay of the 1 M and the 10 M store, each reporting its
+peak resident memory (``ru_maxrss``, the engine in the process included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if __package__ in (None, ""):  # run as a script from a checkout: make the repo importable
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_audit import CACHE, ensure_floor, quiet  # noqa: E402
+
+TOPIC = "bench-replay-table-events"
+COPIES = 10  # the 10 M store: the 1 M floor and nine copies of its tables
+
+
+def _dsn(directory: Path) -> str:
+    return f"chdb:///{directory}"
+
+
+# ---- the inputs ------------------------------------------------------------------
+
+
+def _load(client: Any, events: Path) -> None:
+    """The file's events into ``raw_events``, each table's chained in file order."""
+    from tablewatch.ingest.files import line_blocks
+    from tablewatch.rules.decode import decode_lines
+    from tablewatch.store.rows import EVENT_COLUMNS, event_row
+
+    positions: dict[str, int] = {}
+    rows: list[Any] = []
+    for first, lines in line_blocks(events):
+        decoded = decode_lines(lines, str(events), first)
+        for raw, event in zip(lines, decoded.events, strict=True):
+            position = positions[event.table_id] = positions.get(event.table_id, 0) + 1
+            row = event_row(raw, event, -1, -1, 1_796_000_000_000)
+            rows.append((*row[:10], position, "", ""))
+        if len(rows) >= 100_000:
+            client.insert("raw_events", rows, column_names=EVENT_COLUMNS)
+            rows = []
+    if rows:
+        client.insert("raw_events", rows, column_names=EVENT_COLUMNS)
+
+
+def ensure_store(events: Path) -> Path:
+    """``replay-1m``: the floor's events in ``raw_events``, chained in file order."""
+    directory = CACHE / "replay-1m"
+    done = directory / ".complete"
+    if done.exists():
+        return directory
+    from tablewatch.store.client import open_store
+    from tablewatch.store.migrate import migrate
+
+    print(f"making {directory} (once) ...", file=sys.stderr)
+    with open_store(_dsn(directory)) as client:
+        migrate(client)
+        client.command("TRUNCATE TABLE raw_events")
+        _load(client, events)
+        client.command("OPTIMIZE TABLE raw_events FINAL")
+    done.touch()
+    return directory
+
+
+def ensure_big_store(events: Path, config: Path) -> tuple[Path, Path]:
+    """``replay-10m``: the 1 M events and nine copies of each table, by SQL; its config."""
+    import yaml
+
+    directory = CACHE / "replay-10m"
+    big_config = CACHE / "tables-10m.yaml"
+    done = directory / ".complete"
+    document = yaml.safe_load(config.read_text())
+    tables = document["tables"]
+    grown = dict(tables)
+    for k in range(1, COPIES):
+        grown.update({f"{table}-c{k}": settings for table, settings in tables.items()})
+    big_config.write_text(yaml.safe_dump({"tables": grown}, sort_keys=False))
+    if done.exists():
+        return directory, big_config
+    from tablewatch.store.client import open_store
+    from tablewatch.store.migrate import migrate
+
+    print(f"making {directory} (once: the file, then copies by SQL) ...", file=sys.stderr)
+    with open_store(_dsn(directory)) as client:
+        migrate(client)
+        client.command("TRUNCATE TABLE raw_events")
+        _load(client, events)
+        for k in range(1, COPIES):
+            client.command(
+                "INSERT INTO raw_events SELECT concat(table_id, '-c" + str(k) + "'), event_id, "
+                'seq, ts, type, round_id, replaceOne(payload, concat(\'"table_id":"\', '
+                "table_id, '\"'), concat('\"table_id\":\"', table_id, '-c" + str(k) + "\"')), "
+                "kafka_partition, kafka_offset, ingested_at, chain_pos, chain_prev, chain_hash "
+                "FROM raw_events WHERE position(table_id, '-c') = 0"
+            )
+        client.command("OPTIMIZE TABLE raw_events FINAL")
+        count = int(client.query("SELECT count() FROM raw_events").result_rows[0][0])
+        print(f"{directory}: {count:,} events", file=sys.stderr)
+    done.touch()
+    return directory, big_config
+
+
+def ensure_topic(events: Path, bootstrap: str) -> int:
+    """The floor's events in :data:`TOPIC` (produced once); how many it holds."""
+    from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+
+    from tablewatch.ingest.files import line_blocks
+    from tablewatch.kafka_access import KafkaAccess
+    from tablewatch.services import create_topics
+    from tablewatch.topics import table_key
+
+    lines = sum(1 for _ in events.open("rb"))
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        parts = consumer.partitions_for_topic(TOPIC) or set()
+        tps = [TopicPartition(TOPIC, p) for p in parts]
+        held = sum(consumer.end_offsets(tps).values()) if tps else 0
+    finally:
+        consumer.close()
+    if held == lines:
+        return held
+    if held:
+        raise SystemExit(f"{TOPIC} holds {held:,} messages, not {lines:,}: delete it first")
+    print(f"producing {lines:,} events to {TOPIC} (once) ...", file=sys.stderr)
+    access = KafkaAccess(bootstrap)
+    create_topics(access, "bench-replay-")
+    producer = KafkaProducer(
+        **access.kafka_python(), linger_ms=20, batch_size=1 << 20, acks=1,
+        compression_type=None, max_request_size=8 << 20,
+    )  # fmt: skip
+    for _, block in line_blocks(events):
+        for line in block:
+            start = line.index(b'"table_id":"') + 12
+            table = line[start : line.index(b'"', start)].decode()
+            producer.send(TOPIC, key=table_key(table), value=bytes(line))
+    producer.flush()
+    producer.close()
+    return lines
+
+
+# ---- one measurement, in a child process -------------------------------------------
+
+
+def child(mode: str, arguments: dict[str, str]) -> dict[str, Any]:
+    from tablewatch import native
+
+    native.activate()
+    if mode == "audit":
+        from tablewatch.commands.audit import audit
+
+        args = [arguments["events"], "--config", arguments["config"], "--format", "json"]
+        with tempfile.TemporaryDirectory() as tmp, quiet(Path(tmp) / "stderr.txt"):
+            start = time.perf_counter()
+            with contextlib.suppress(SystemExit):
+                audit.main([*args, "--jobs", "1"], standalone_mode=False)
+            seconds = time.perf_counter() - start
+        return {"seconds": seconds, "events": int(arguments["count"]), "rss_kb": _rss_kb()}
+    from tablewatch.config_file import load_config
+    from tablewatch.kafka_access import KafkaAccess
+    from tablewatch.replay.files import FileSource
+    from tablewatch.replay.kafka_source import KafkaSource
+    from tablewatch.replay.run import Recorder, RunRecord, new_run_id, record_end, replay
+    from tablewatch.replay.store_source import StoreSource
+    from tablewatch.store.client import open_store
+    from tablewatch.store.migrate import migrate
+
+    configs = load_config(Path(arguments["config"]))
+    with open_store(arguments["dsn"]) as client:
+        migrate(client)
+        source: Any
+        if mode == "files":
+            source = FileSource([Path(arguments["events"])])
+        elif mode == "store":
+            source = StoreSource(client)
+        else:
+            source = KafkaSource(KafkaAccess(arguments["bootstrap"]), TOPIC)
+            source.ranges()
+        record = RunRecord(
+            new_run_id(), mode, "bench", (), "bench", "bench", int(time.time() * 1000)
+        )
+        recorder = Recorder(client, record)
+        recorder.write_run()
+        start = time.perf_counter()
+        replay(source, configs, recorder)
+        seconds = time.perf_counter() - start
+        record_end(recorder, "complete")
+    return {
+        "seconds": seconds,
+        "events": record.events,
+        "rounds": record.rounds,
+        "findings": record.findings,
+        "rss_kb": _rss_kb(),
+    }
+
+
+def _rss_kb() -> int:
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def measure(mode: str, arguments: dict[str, str]) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", mode, json.dumps(arguments)],
+        check=True, capture_output=True, text=True, cwd=ROOT,
+    )  # fmt: skip
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def best_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    best = dict(min(runs, key=lambda run: run["seconds"]))
+    best["runs_s"] = [round(run["seconds"], 3) for run in runs]
+    best["events_per_s"] = best["events"] / best["seconds"]
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--child", nargs=2, metavar=("MODE", "ARGS"), help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sources", nargs="+", default=["files", "store", "kafka"])
+    parser.add_argument("--memory", action="store_true", help="1 M and 10 M store replays")
+    parser.add_argument("--bootstrap", default="127.0.0.1:9092")
+    parser.add_argument("--json", action="store_true")
+    options = parser.parse_args()
+    if options.child:
+        print(json.dumps(child(options.child[0], json.loads(options.child[1]))))
+        return
+    events, config = ensure_floor()
+    count = sum(1 for _ in events.open("rb"))
+    scratch = Path(tempfile.mkdtemp(prefix="bench-replay-"))
+    base = {"events": str(events), "config": str(config), "count": str(count)}
+    arguments = {
+        "audit": base,
+        "files": base | {"dsn": _dsn(scratch / "files")},
+        "store": base | {"dsn": _dsn(ensure_store(events))},
+        "kafka": base | {"dsn": _dsn(scratch / "kafka"), "bootstrap": options.bootstrap},
+    }
+    if "kafka" in options.sources:
+        ensure_topic(events, options.bootstrap)
+    modes = ["audit", *options.sources]
+    runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
+    for _ in range(options.repeat):
+        for mode in modes:
+            runs[mode].append(measure(mode, arguments[mode]))
+    results: dict[str, Any] = {"events": count, "repeat": options.repeat, "cores": os.cpu_count()}
+    results["modes"] = {mode: best_of(found) for mode, found in runs.items()}
+    audit_rate = results["modes"]["audit"]["events_per_s"]
+    for mode in options.sources:
+        results["modes"][mode]["x_audit"] = results["modes"][mode]["events_per_s"] / audit_rate
+    if options.memory:
+        big, big_config = ensure_big_store(events, config)
+        small = measure("store", arguments["store"])
+        large = measure("store", base | {"dsn": _dsn(big), "config": str(big_config)})
+        results["memory"] = {
+            "1m": small,
+            "10m": large,
+            "ratio": large["rss_kb"] / small["rss_kb"],
+        }
+    if options.json:
+        print(json.dumps(results, indent=2))
+        return
+    print(f"{count:,} events; {results['cores']} cores; best of {options.repeat}")
+    for mode, best in results["modes"].items():
+        extra = f" ({best['x_audit']:.2f}x the file audit)" if "x_audit" in best else ""
+        print(
+            f"  {mode:6} {best['events_per_s']:>10,.0f} events/s{extra}; runs "
+            f"{best['runs_s']} s; peak RSS {best['rss_kb'] / 1024:,.0f} MiB"
+        )
+    if options.memory:
+        memory = results["memory"]
+        for name in ("1m", "10m"):
+            run = memory[name]
+            rate = run["events"] / run["seconds"]
+            print(
+                f"  store replay of {run['events']:,} events: {rate:,.0f} events/s, "
+                f"peak RSS {run['rss_kb'] / 1024:,.0f} MiB"
+            )
+        print(f"  peak RSS 10 M / 1 M: {memory['ratio']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
