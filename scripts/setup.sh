@@ -30,3 +30,12 @@ fi
 if ! "$VENV/bin/tablewatch" native build; then
   echo "setup: the compiled rules engine could not be built; running pure Python" >&2
 fi
+# kustomize renders deploy/k8s for tests/deploy/test_kubernetes.py: kubectl's own, one on
+# PATH, or else built from the Go module proxy into .cache/bin (about a minute, once).
+if ! command -v kustomize >/dev/null 2>&1 && ! command -v kubectl >/dev/null 2>&1 \
+    && [[ ! -x .cache/bin/kustomize ]]; then
+  echo "setup: building kustomize v5.5.0 into .cache/bin" >&2
+  if ! GOBIN="$PWD/.cache/bin" go install sigs.k8s.io/kustomize/kustomize/v5@v5.5.0; then
+    echo "setup: kustomize could not be built; tests/deploy/test_kubernetes.py will fail" >&2
+  fi
+fi

@@ -128,14 +128,17 @@ def test_host_ports_are_loopback_only() -> None:
 def test_named_volumes_are_declared() -> None:
     declared = set(compose()["volumes"])
     used = {
-        volume.split(":")[0]
+        volume["source"] if isinstance(volume, dict) else volume.split(":")[0]
         for service in services().values()
         for volume in service.get("volumes", [])
-        if not volume.startswith(".")
+        if isinstance(volume, dict) or not volume.startswith(".")
     }
     assert used == declared
     # the one-shots write what Grafana and Alertmanager read
-    assert "grafana-provisioning:/provisioning" in services()["dashboards"]["volumes"]
+    assert "grafana-provisioning:/build" in services()["dashboards"]["volumes"]
+    grafana = services()["grafana"]
+    assert "grafana-provisioning:/etc/tablewatch-grafana:ro" in grafana["volumes"]
+    assert grafana["environment"]["GF_PATHS_PROVISIONING"] == "/etc/tablewatch-grafana/provisioning"
     assert "alertmanager-config:/generated" in services()["alerts-config"]["volumes"]
 
 
@@ -197,20 +200,7 @@ def test_the_alert_rules_send_mail_to_the_catcher() -> None:
     assert mails and all(c["smarthost"] == "mailpit:1025" for c in mails)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(
-                strict=True, reason="`tablewatch dashboards build` is not in the CLI yet"
-            ),
-        )
-        if name == "dashboards"
-        else name
-        for name in sorted(TABLEWATCH)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(TABLEWATCH))
 def test_tablewatch_services_run_real_commands(name: str) -> None:
     """Each TableWatch service's command line parses as the CLI's (options, types)."""
     args = [str(a) for a in services()[name]["command"]]
@@ -222,3 +212,17 @@ def test_tablewatch_services_run_real_commands(name: str) -> None:
         group, args = sub, args[1:]
         context = click.Context(group, parent=context)
     group.make_context(name, args, parent=context)  # raises on an unknown or bad option
+
+
+def test_grafana_reads_what_the_dashboards_build_writes() -> None:
+    from tablewatch.dashboards.provisioning import DASHBOARDS_PATH, PASSWORD_ENV
+
+    grafana, build = services()["grafana"], services()["dashboards"]
+    mounts = [v for v in grafana["volumes"] if isinstance(v, dict)]
+    assert [(m["source"], m["target"], m["volume"]["subpath"]) for m in mounts] == [
+        ("grafana-provisioning", DASHBOARDS_PATH, "dashboards")
+    ]
+    assert PASSWORD_ENV in grafana["environment"]
+    args = build["command"]
+    assert args[args.index("--database") + 1] == "tablewatch"
+    assert args[args.index("--host") + 1] == "clickhouse"
