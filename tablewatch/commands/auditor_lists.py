@@ -185,7 +185,8 @@ def _open(command: str, dsn: str) -> Any:
 @format_options
 @dsn_option
 def findings(dsn: str, fmt: str, out: Path | None, **filters: Any) -> None:
-    """The stored findings, newest first, filtered (a table-level finding's time is its
-    judgement's). Exit 0 (even with no rows); 2: a bad filter or a store that cannot
-    answer, with the reason."""
+    """The stored findings, filtered, as a table, JSON Lines, CSV or Parquet.
+
+    Newest first (a table-level finding's time is its judgement's). Exit 0 (even with no
+    rows); 2: a bad filter or a store that cannot answer, with the reason."""
     run_list("findings", "findings", filters, dsn, fmt, out)

@@ -20,7 +20,7 @@ EXIT_ERROR = 2
 
 @click.group()
 def rounds() -> None:
-    """Rounds of the store or of event files: one reconstructed, or a filtered list."""
+    """One round reconstructed (rounds show), or the stored rounds filtered (rounds list)."""
 
 
 def _fail(text: str, code: int = EXIT_ERROR) -> NoReturn:
