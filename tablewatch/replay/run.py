@@ -95,9 +95,10 @@ def new_run_id() -> str:
 class Recorder:
     """Writes a run's rows to the store (a writing client), in batches."""
 
-    def __init__(self, client: Client, record: RunRecord) -> None:
+    def __init__(self, client: Client, record: RunRecord, batch_rows: int = BATCH_ROWS) -> None:
         self.client = client
         self.record = record
+        self.batch_rows = batch_rows
         self._findings: list[Sequence[Any]] = []
         self._rounds: list[Sequence[Any]] = []
 
@@ -124,7 +125,7 @@ class Recorder:
         else:
             self._findings.append((run_id, *finding_row(outcome, judged)))
             record.findings += 1
-        if len(self._findings) >= BATCH_ROWS or len(self._rounds) >= BATCH_ROWS:
+        if len(self._findings) >= self.batch_rows or len(self._rounds) >= self.batch_rows:
             self.flush()
 
     def flush(self) -> None:
