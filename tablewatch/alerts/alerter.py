@@ -71,7 +71,7 @@ class Alerter:
         self.silenced_tables: dict[str, str] = {}  # table_id -> its open silence alert
         self.counters = Counters()
         self.ready = False  # its consumers started (the service sets it)
-        self._last_resend_ms = 0
+        self._last_resend_ms = self.now_ms()
         self._settling: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -105,6 +105,7 @@ class Alerter:
                 self.silenced_tables[alert.table_id] = alert.alert_id
             if alert.open and alert.acknowledged_by is not None:
                 self._spawn(self.settle(alert.alert_id, "acknowledged"))
+        self._last_resend_ms = 0  # the first tick posts the open ones again
         return len(alerts)
 
     def _spawn(self, coroutine: Any) -> None:

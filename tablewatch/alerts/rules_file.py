@@ -320,8 +320,15 @@ def parse_rules(text: str, source: str = "<rules>") -> AlertRules:
     top = r.mapping(root, "file", TOP_KEYS)
     rules = _build(r, top, root, source)
     if r.problems or rules is None:
-        raise RulesError(r.problems)
+        raise RulesError(sorted(r.problems, key=_line_of))
     return rules
+
+
+def _line_of(problem: str) -> int:
+    """The line of ``FILE:LINE: ...`` (problems are listed in the file's order)."""
+    head = problem.split(": ", 1)[0]
+    line = head.rsplit(":", 1)[-1]
+    return int(line) if line.isdigit() else 0
 
 
 def _build(r: _Reader, top: dict[str, _Node], root: _Node, source: str) -> AlertRules | None:
