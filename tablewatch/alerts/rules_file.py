@@ -101,7 +101,7 @@ class Timing:
     """Alertmanager's grouping times and TableWatch's own (seconds)."""
 
     group_wait_s: float = 1.0
-    group_interval_s: float = 10.0
+    group_interval_s: float = 3.0  # a busy table and check: a mail every 3 s at most
     repeat_interval_s: float = 4 * 3600.0
     resend_s: float = 30.0  # open alerts posted again (an Alertmanager restarted has none)
     expire_s: float = 24 * 3600.0  # an alert nobody acknowledged is closed after this

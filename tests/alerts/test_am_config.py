@@ -64,7 +64,7 @@ def test_grouping_inhibition_and_receivers(generated: Path) -> None:
     config = yaml.safe_load(generated.read_text())
     assert config["route"]["group_by"] == list(GROUP_BY)
     assert config["route"]["group_wait"] == "1s"
-    assert config["route"]["group_interval"] == "10s"
+    assert config["route"]["group_interval"] == "3s"
     assert config["inhibit_rules"] == [
         {
             "source_matchers": ['severity="critical"'],
