@@ -95,6 +95,7 @@ def _where(dsn: str) -> str:
 def migrate(dsn: str, cluster: str | None, print_only: bool) -> None:
     """Create or upgrade the schema and fill the theoretical edges; prints what it did."""
     from tablewatch.store import theoretical
+    from tablewatch.store.migrate import ClusterMigrationNeeded
     from tablewatch.store.migrate import migrate as run_migrations
 
     if cluster is not None:
@@ -104,7 +105,11 @@ def migrate(dsn: str, cluster: str | None, print_only: bool) -> None:
         Console(stderr=True).print("tablewatch db migrate: --print goes with --cluster")
         sys.exit(EXIT_ERROR)
     with _store(dsn, "migrate") as client:
-        applied = run_migrations(client)
+        try:
+            applied = run_migrations(client)
+        except ClusterMigrationNeeded as exc:
+            Console(stderr=True).print(f"tablewatch db migrate: {exc}", markup=False)
+            sys.exit(EXIT_ERROR)
         figures = theoretical.fill(client)
     for label in applied:
         click.echo(f"applied {label}")

@@ -78,10 +78,34 @@ def pending(client: Client) -> list[Migration]:
     return [m for m in available() if m.version not in done]
 
 
+class ClusterMigrationNeeded(RuntimeError):
+    """Migrations are pending on a store whose schema was made ON CLUSTER: applied here,
+    one node's single-node DDL would split the schema; ``db migrate --cluster`` applies
+    them (:mod:`tablewatch.store.cluster`)."""
+
+
+def on_cluster(client: Client) -> bool:
+    """Whether the store's schema was made by ``tablewatch db migrate --cluster`` (its
+    ``schema_migrations`` is replicated)."""
+    rows = client.query(
+        "SELECT engine FROM system.tables "
+        "WHERE database = currentDatabase() AND name = 'schema_migrations'"
+    ).result_rows
+    return bool(rows) and str(rows[0][0]).startswith("Replicated")
+
+
 def migrate(client: Client) -> list[str]:
-    """Apply the pending migrations in order; the labels applied (``[]`` when up to date)."""
+    """Apply the pending migrations in order; the labels applied (``[]`` when up to date).
+
+    On a cluster's schema, pending migrations raise :class:`ClusterMigrationNeeded`."""
     labels: list[str] = []
-    for migration in pending(client):
+    todo = pending(client)
+    if todo and on_cluster(client):
+        raise ClusterMigrationNeeded(
+            f"migrations {', '.join(m.label for m in todo)} are pending on a cluster's "
+            "schema: run `tablewatch db migrate --cluster NAME` (docs/cluster.md)"
+        )
+    for migration in todo:
         for statement in migration.statements():
             if should_run(client, statement):
                 client.command(statement)

@@ -11,6 +11,8 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from clickhouse_connect.driver.client import Client
@@ -23,7 +25,12 @@ from tablewatch.store.cluster import (
     plan,
     read_schema,
 )
-from tablewatch.store.migrate import migrate
+from tablewatch.store.migrate import (
+    SCHEMA_MIGRATIONS_DDL,
+    ClusterMigrationNeeded,
+    migrate,
+    on_cluster,
+)
 
 CLUSTER, DB = "tw_cluster", "tablewatch"
 
@@ -202,3 +209,26 @@ def test_the_cli_prints_what_the_schema_gives(
     statements: list[str], schema: list[SchemaObject]
 ) -> None:
     assert statements == cluster_ddl(schema, CLUSTER, DB)
+
+
+class ReplicatedSchemaMigrations:
+    """A store whose schema_migrations is replicated (a cluster's), recording no version:
+    what the embedded engine cannot hold (no Keeper), and all ``migrate`` asks of it."""
+
+    def __init__(self) -> None:
+        self.commands: list[str] = []
+
+    def command(self, sql: str) -> None:
+        self.commands.append(sql)
+
+    def query(self, sql: str) -> Any:
+        rows = [("ReplicatedReplacingMergeTree",)] if "system.tables" in sql else []
+        return SimpleNamespace(result_rows=rows)
+
+
+def test_single_node_migrations_refuse_a_clusters_schema(migrated: Client) -> None:
+    assert on_cluster(migrated) is False  # a store made by migrate
+    store = ReplicatedSchemaMigrations()
+    with pytest.raises(ClusterMigrationNeeded, match="db migrate --cluster NAME"):
+        migrate(cast(Client, store))
+    assert store.commands == [SCHEMA_MIGRATIONS_DDL]  # nothing of any migration ran
