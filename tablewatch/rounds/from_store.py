@@ -28,7 +28,15 @@ from tablewatch.rounds.reconstruct import judge_alone, report_of
 from tablewatch.rounds.report import FindingEntry, RoundNotFound, RoundReport, UnknownTable
 from tablewatch.rules.config import ConfigError, parse_table
 from tablewatch.rules.decode import decode_event
-from tablewatch.rules.events import AnyEvent, DeckIn, Meter, RoundStart, ms_to_ts
+from tablewatch.rules.events import (
+    AnyEvent,
+    DeckIn,
+    Meter,
+    RoundStart,
+    Wager,
+    ms_to_ts,
+    ts_to_ms,
+)
 from tablewatch.rules.table_config import TableConfig
 from tablewatch.store.read_only import Answer
 from tablewatch.store.sql_literals import integer, quote
@@ -41,6 +49,8 @@ class RowSource(Protocol):
 
 
 _EVENT_COLUMNS = "seq, event_id, type, round_id, payload"
+LOOK_BACK_MS = 86_400_000  # a deck's deck_in, the last meter reading: first the day before
+MARGIN_MS = 60_000  # table events between a round's first and last: within a minute of them
 
 
 def load_round(
@@ -85,7 +95,7 @@ def load_round(
     end = starts[chosen + 1] if chosen + 1 < len(starts) else len(events)
     own = events[begin:end]
     timeline = _with_table_events(source, table_id, own)
-    dealing, meter = _before(source, table_id, own[0])
+    dealing, meter = _before(source, table_id, own, config)
     result = judge_alone(config, timeline, dealing=dealing, meter=meter)
     stored = None
     if result.start_event_id in judged:
@@ -136,45 +146,72 @@ def _starts(events: Sequence[AnyEvent], judged: Mapping[str, Any]) -> list[int]:
     return sorted(starts)
 
 
+def _ts_at_least(ms: int) -> str:
+    return f"ts >= fromUnixTimestamp64Milli({integer(ms)}, 'UTC')"
+
+
+def _ts_at_most(ms: int) -> str:
+    return f"ts <= fromUnixTimestamp64Milli({integer(ms)}, 'UTC')"
+
+
 def _with_table_events(source: RowSource, table_id: str, own: Sequence[AnyEvent]) -> list[AnyEvent]:
-    """The round's events and the table events stored between its first and its last."""
-    first, last = own[0].seq, own[-1].seq
-    if last - first + 1 == len(own):
+    """The round's events and the table events stored between its first and its last (by
+    ``seq``; looked for within a minute of the round's times, on the primary key)."""
+    first, last = own[0], own[-1]
+    if last.seq - first.seq + 1 == len(own):
         return list(own)  # nothing between them
     between = _decoded(
         source.run(
             f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE table_id = {quote(table_id)} "
-            f"AND round_id = '' AND seq > {integer(first)} AND seq < {integer(last)} "
+            f"AND {_ts_at_least(ts_to_ms(first.ts) - MARGIN_MS)} "
+            f"AND {_ts_at_most(ts_to_ms(last.ts) + MARGIN_MS)} "
+            f"AND round_id = '' AND seq > {integer(first.seq)} AND seq < {integer(last.seq)} "
             "ORDER BY seq, event_id"
         )
     )
     return sorted([*own, *between], key=lambda e: (e.seq, e.event_id))
 
 
-def _before(source: RowSource, table_id: str, first: AnyEvent) -> tuple[str | None, int | None]:
+def _before(
+    source: RowSource, table_id: str, own: Sequence[AnyEvent], config: TableConfig
+) -> tuple[str | None, int | None]:
     """The dealing of the round's deck (its last ``deck_in`` before the round) and the last
-    meter reading before it."""
+    meter reading before it: looked for in the day before the round (on the primary key),
+    then, when none is there, in the table's whole history (the deck's dealing always; the
+    meter only for a round with a wager a meter pays)."""
+    first = own[0]
+    at = f"table_id = {quote(table_id)} AND seq < {integer(first.seq)}"
+    start_ms = ts_to_ms(first.ts)
+    window = f"{_ts_at_least(start_ms - LOOK_BACK_MS)} AND {_ts_at_most(start_ms + MARGIN_MS)}"
     deck_id = getattr(first, "deck_id", None)
     dealing = None
-    at = f"table_id = {quote(table_id)} AND seq < {integer(first.seq)}"
     if isinstance(deck_id, str):
-        rows = source.run(
-            f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE {at} AND type = 'deck_in' "
-            f"AND JSONExtractString(payload, 'deck_id') = {quote(deck_id)} "
-            "ORDER BY seq DESC LIMIT 1"
-        )
-        for event in _decoded(rows):
-            if isinstance(event, DeckIn):
-                dealing = event.dealing
+        deck = f"type = 'deck_in' AND JSONExtractString(payload, 'deck_id') = {quote(deck_id)}"
+        for where in (f"{at} AND {window}", at):
+            found = _last(source, f"{where} AND {deck}")
+            if isinstance(found, DeckIn):
+                dealing = found.dealing
+                break
     meter = None
-    rows = source.run(
-        f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE {at} AND type = 'meter' "
-        "ORDER BY seq DESC LIMIT 1"
+    metered = any(
+        isinstance(e, Wager) and (t := config.paytables.get(e.bet)) is not None and t.pays_meter
+        for e in own
     )
-    for event in _decoded(rows):
-        if isinstance(event, Meter):
-            meter = event.amount
+    for where in (f"{at} AND {window}", at) if metered else (f"{at} AND {window}",):
+        found = _last(source, f"{where} AND type = 'meter'")
+        if isinstance(found, Meter):
+            meter = found.amount
+            break
     return dealing, meter
+
+
+def _last(source: RowSource, where: str) -> AnyEvent | None:
+    events = _decoded(
+        source.run(
+            f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE {where} ORDER BY seq DESC LIMIT 1"
+        )
+    )
+    return events[0] if events else None
 
 
 def _stored_findings(

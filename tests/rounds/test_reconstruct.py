@@ -3,7 +3,11 @@ round, a fold, a round with no round_end, a table event while a round is open.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
+import yaml
 
 from tablewatch.rounds.from_files import rounds_in_events
 from tablewatch.rounds.report import RoundReport
@@ -17,7 +21,16 @@ from tablewatch.rounds.words import (
 from tablewatch.rules.cards import parse_cards
 from tablewatch.rules.hands import best4of5, strength3, strength5
 from tablewatch.script import TableScript
-from tests.scenarios import configs, fcp_deal, fcp_table, lir_deal, lir_table, wire
+from tests.scenarios import (
+    CONFIG,
+    configs,
+    fcp_deal,
+    fcp_table,
+    lir_deal,
+    lir_round,
+    lir_table,
+    wire,
+)
 
 
 @pytest.mark.parametrize(
@@ -161,3 +174,48 @@ def test_a_round_without_round_end_and_a_meter_reading_while_it_is_open() -> Non
     assert "ROUND_INCOMPLETE" in [f.check for f in report.findings]
     assert report.seats[0].hand == "king high"
     assert report.video.until_ts > report.end_ts
+
+
+def test_a_stored_round_takes_its_decks_dealing_and_the_table_events_between(
+    tmp_path: Path,
+) -> None:
+    from tablewatch.rounds.from_store import load_round
+    from tablewatch.store.read_only import open_reader
+    from tests.rounds.conftest import fill_store
+
+    t = lir_table("LIR-C", dealing="automated_shoe")
+    t.meter(50_000)
+    lir_round(t, "R-1")  # a counting shuffler's table: no stub count needed
+    t.round_start("R-2", "D-1")
+    for bet in ("bet1", "bet2", "bet3"):
+        t.wager(2, bet, 100)
+    t.lockout()
+    t.meter(123_456)
+    t.device_fault("progressive_system", "stopped")
+    lir_deal(t, {2: ["2c", "7d", "9s"]}, ["Kh", "4d"])
+    t.decision(2, "pull", "bet1")
+    t.reveal("community", 1)
+    t.decision(2, "pull", "bet2")
+    t.reveal("community", 2)
+    t.settle(2, "bet3", "lose", 0)
+    t.round_end()
+    events = tmp_path / "events.jsonl"
+    events.write_bytes(t.jsonl())
+    config = tmp_path / "tables.yaml"
+    config.write_text(yaml.safe_dump(CONFIG), encoding="utf-8")
+    dsn = f"chdb:///{tmp_path / 'store'}"
+    fill_store(dsn, events, config)
+    reader = open_reader(dsn)
+    try:
+        stored = load_round(reader, "LIR-C", "R-2")
+    finally:
+        reader.close()
+    assert stored.dealing == "automated_shoe"
+    between = [(e.type, e.round_event, e.text) for e in stored.timeline if not e.round_event]
+    assert between == [
+        ("meter", False, "progressive meter reads $1,234.56"),
+        ("device_fault", False, "progressive system fault: stopped"),
+    ]
+    assert stored.findings_source == "store"
+    [from_files] = rounds_in_events(wire([t]), configs(), "LIR-C", "R-2")
+    assert replace(stored, findings_source="events") == from_files
