@@ -85,7 +85,7 @@ def _text(rows: Sequence[Mapping[str, Any]], names: Sequence[str], fmt: str, tit
     for row in rows:
         table.add_row(*(_cell(row[n]) or "-" for n in names))
     buffer = io.StringIO()
-    Console(file=buffer, highlight=False, width=max(100, 12 * len(names))).print(table)
+    Console(file=buffer, highlight=False, width=1_000).print(table)  # cells never cut
     return buffer.getvalue() + f"{len(rows):,} row(s)\n"
 
 
