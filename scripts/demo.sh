@@ -14,4 +14,4 @@ fi
 if [[ $started_kafka == 1 ]]; then
   trap 'deploy/kafka.sh stop' EXIT
 fi
-tablewatch live "$@"
+tablewatch live --alerts examples/alerts.yaml "$@"

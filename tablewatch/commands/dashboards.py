@@ -14,7 +14,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from tablewatch.commands.options import dsn_option
+from tablewatch.commands.options import dsn_option, fail
 
 EXIT_PROBLEM = 1
 EXIT_BAD_INPUT = 2
@@ -63,6 +63,13 @@ _rounds_url = click.option(
     help="Environment variable of the Grafana container holding that user's password.",
 )
 @_rounds_url
+@click.option(
+    "--alerts",
+    "alerts_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="An alert rules file: also write Grafana alerting provisioning (rules, contact "
+    "points, policies) for the same conditions.",
+)
 def build(
     out: Path,
     host: str,
@@ -73,6 +80,7 @@ def build(
     database: str,
     password_env: str,
     rounds_url: str,
+    alerts_path: Path | None,
 ) -> None:
     """Write the dashboards' JSON and the provisioning files (datasource, provider) to OUT."""
     from tablewatch.dashboards.provisioning import BuildOptions
@@ -82,6 +90,17 @@ def build(
         host=host, port=port, protocol=protocol, secure=secure, username=username,
         database=database, password_env=password_env, rounds_url=rounds_url,
     )  # fmt: skip
+    if alerts_path is not None:
+        from tablewatch.alerts.grafana import write_alerting
+        from tablewatch.alerts.rules_file import RulesError, load_rules
+        from tablewatch.dashboards.provisioning import add_writer
+
+        try:
+            load_rules(alerts_path)
+        except RulesError as exc:
+            fail(f"{alerts_path} refused:\n{exc}")
+        options.extra["alerts"] = str(alerts_path)
+        add_writer(write_alerting)
     for path in build_files(out, options):
         click.echo(str(path))
 

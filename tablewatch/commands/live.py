@@ -65,6 +65,13 @@ SEVERITY_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "lo
 @click.option("--ingest-port", default=8077, show_default=True)
 @click.option("--api-port", default=8090, show_default=True, help="The auditor pages and API.")
 @click.option(
+    "--alerts",
+    "alerts_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Alert rules: run the alerter, a local Alertmanager and a mail sink; print each mail.",
+)
+@click.option("--alerter-port", default=8095, show_default=True)
+@click.option(
     "--linger",
     type=float,
     default=None,
@@ -84,6 +91,8 @@ def live(
     worker_port: int,
     ingest_port: int,
     api_port: int,
+    alerts_path: Path | None,
+    alerter_port: int,
     linger: float | None,
 ) -> None:
     """Run the live pipeline with a simulated floor for a while, then summarise."""
@@ -129,6 +138,15 @@ def live(
         ]  # fmt: skip
         stack.enter_context(child_service(api_args, f"{api}/health", run / "api.log"))
         console.print(f"the floor's pages: {api}/ (the auditor API: {api}/docs)")
+        if alerts_path is not None:
+            from tablewatch.alerts.demo import mail_text, start_alerting
+
+            alerter = start_alerting(
+                stack, rules_path=alerts_path, run=run, config=config, kafka=kafka,
+                prefix=prefix, port=alerter_port, env=child_env,
+                on_mail=lambda m: console.print(f"[bold magenta]MAIL[/] {escape(mail_text(m))}"),
+            )  # fmt: skip
+            console.print(f"alerts by {alerts_path}: the alerter at {alerter}/api/v1/alerts")
         console.print(f"worker pid {worker.pid} and ingest endpoint ready; streaming {tables} "
                       f"tables at {speed:g}x for {seconds:g} s\n")  # fmt: skip
         stop = threading.Event()

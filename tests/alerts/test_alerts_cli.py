@@ -1,0 +1,57 @@
+"""``tablewatch alerts config``: the file it writes loads in Alertmanager; a bad rules
+file is refused with its line and reason, exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tablewatch.alerts.local_alertmanager import check_config
+from tablewatch.cli import main as cli
+from tests.alerts.test_rules_file import EXAMPLE
+
+
+def test_alerts_config_writes_a_configuration_amtool_accepts(tmp_path: Path) -> None:
+    out = tmp_path / "alertmanager.yml"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "alerts",
+            "config",
+            "--rules",
+            str(EXAMPLE),
+            "--out",
+            str(out),
+            "--alerter",
+            "http://127.0.0.1:8111",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "7 receivers, 2 pits, 3 shifts, 2 escalation steps" in result.output
+    assert "SUCCESS" in check_config(out)
+    assert "http://127.0.0.1:8111/api/v1/alertmanager/notified" in out.read_text()
+
+
+def test_alerts_config_refuses_a_bad_rules_file_with_line_and_reason(tmp_path: Path) -> None:
+    bad = tmp_path / "alerts.yaml"
+    bad.write_text(
+        EXAMPLE.read_text().replace(
+            "fallback: [surveillance, sam.shift]", "fallback: [surveilance, sam.shift]"
+        )
+    )
+    out = tmp_path / "alertmanager.yml"
+    result = CliRunner().invoke(cli, ["alerts", "config", "--rules", str(bad), "--out", str(out)])
+    assert result.exit_code == 2
+    assert f"{bad}:46: fallback[0]: 'surveilance' is not in contacts" in result.output
+    assert not out.exists()
+
+
+def test_alerts_ack_says_when_the_alerter_cannot_be_reached() -> None:
+    result = CliRunner().invoke(
+        cli, ["alerts", "ack", "abc", "--by", "dana", "--alerter", "http://127.0.0.1:9"]
+    )
+    assert result.exit_code == 1
+    assert "the alerter at http://127.0.0.1:9/api/v1/alerts/abc/ack cannot be reached" in (
+        result.output
+    )
