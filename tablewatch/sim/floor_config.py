@@ -12,6 +12,7 @@ from typing import Any
 from tablewatch.sim.games import SIMULATED, SimulatedGame
 
 DEALINGS = ("hand", "manual_shoe", "automated_shoe")
+TABLES_PER_PIT = 4
 
 
 def game_of(index: int) -> SimulatedGame:
@@ -36,5 +37,9 @@ def floor_config(n_tables: int, rng: random.Random) -> dict[str, Any]:
         table["dealing"] = dealing
         if "progressive_reset" in table:
             table["progressive_rate"] = 0.2
+        # where it stands and what films it (no rule reads them: the dashboards' pits,
+        # the alerts' routing, an auditor's video)
+        table["pit"] = f"Pit {i // TABLES_PER_PIT + 1}"
+        table["cameras"] = [f"CAM-{i + 1:02d}A", f"CAM-{i + 1:02d}B"]
         tables[table_id] = table
     return {"tables": tables}
