@@ -43,6 +43,14 @@ WORKER_ENV = "TABLEWATCH_API_WORKER"
     help="Allow an address other than loopback: the API has no login of its own, so put it "
     "behind a proxy that authenticates (docs/api.md).",
 )
+@click.option(
+    "--alerter",
+    "alerter_url",
+    envvar="TABLEWATCH_ALERTER",
+    show_envvar=True,
+    help="The alerter's URL (http://127.0.0.1:8095): serve POST /api/v1/alerts/{id}/ack, "
+    "forwarded to it.",
+)
 @click.option("--log-level", default="warning", show_default=True)
 def serve_api(
     host: str,
@@ -52,6 +60,7 @@ def serve_api(
     token: str | None,
     readers: int,
     public: bool,
+    alerter_url: str | None,
     log_level: str,
 ) -> None:
     """Serve the auditor API (/api/v1/...) and pages (/, /findings ...), read-only."""
@@ -83,9 +92,8 @@ def serve_api(
         source = WorkerSource(worker_url, token)
         where = f"the worker's /query at {worker_url}"
     else:
-        from tablewatch.api.sources import ReaderPool
+        from tablewatch.api.sources import ReaderPool, open_product_reader
         from tablewatch.store.dsn import DsnError, redact
-        from tablewatch.store.read_only import open_reader
 
         try:
             from tablewatch.store.dsn import parse_dsn
@@ -94,7 +102,7 @@ def serve_api(
         except DsnError as exc:
             err(f"tablewatch serve-api: {exc}", err=True)
             sys.exit(EXIT_ERROR)
-        source = ReaderPool(lambda: open_reader(dsn), size=readers)
+        source = ReaderPool(lambda: open_product_reader(dsn), size=readers)
         where = redact(dsn)
     try:
         source.run("SELECT count() FROM rounds_v WHERE 0")
@@ -105,7 +113,7 @@ def serve_api(
             hint = " (a store not migrated: `tablewatch db migrate`, or start the worker once)"
         err(f"tablewatch serve-api: cannot read {where}: {exc.reason}{hint}", err=True)
         sys.exit(EXIT_ERROR)
-    app = create_app(source, described_as=where)
+    app = create_app(source, described_as=where, alerter_url=alerter_url)
     err(f"tablewatch serve-api: http://{host}:{port}/ reading {where}", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
 

@@ -11,8 +11,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from tablewatch.api.app import create_app
-from tablewatch.api.sources import ReaderPool
-from tablewatch.store.read_only import open_reader
+from tablewatch.api.sources import ReaderPool, open_product_reader
 from tests.api.store import FilledStore, fill_store
 
 
@@ -23,7 +22,7 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> FilledStore:
 
 @pytest.fixture(scope="module")
 def pool(filled: FilledStore) -> Iterator[ReaderPool]:
-    readers = ReaderPool(lambda: open_reader(filled.dsn), size=2)
+    readers = ReaderPool(lambda: open_product_reader(filled.dsn), size=2)
     try:
         yield readers
     finally:
