@@ -37,7 +37,14 @@ from tablewatch.alerts.model import stable_id
 from tablewatch.alerts.sinks import MailSink
 from tablewatch.kafka_access import DEFAULT_BOOTSTRAP, KafkaAccess
 from tablewatch.rules.decode import encode_event
-from tablewatch.services import child_service, create_topics, free_port, worker_args, worker_query
+from tablewatch.services import (
+    child_service,
+    create_topics,
+    free_port,
+    get_json,
+    worker_args,
+    worker_query,
+)
 from tablewatch.sim.floor import Floor
 from tablewatch.topics import Topics, table_key
 
@@ -136,6 +143,14 @@ def run(
                     count += 1
                 producer.flush()
                 elapsed = time.monotonic() - started
+                lag_at_end = get_json(worker_port, "/metrics")["consumer_lag_total"]
+                deadline = time.monotonic() + 600
+                while time.monotonic() < deadline:  # the worker caught up
+                    metrics = get_json(worker_port, "/metrics")
+                    if metrics["events"] >= count and metrics["consumer_lag_total"] == 0:
+                        break
+                    time.sleep(0.5)
+                caught_up = time.monotonic() - started - elapsed
                 time.sleep(15)  # the last findings' mails
                 stop.set()
                 poller.join()
@@ -154,6 +169,8 @@ def run(
     return {
         "events_sent": count,
         "send_rate_events_per_s": round(count / elapsed),
+        "worker_lag_at_end_events": lag_at_end,
+        "worker_caught_up_after_s": round(caught_up, 1),
         "findings_stored": len(seen),
         "findings_high_or_critical": len(severe),
         "mailed": len(waits),

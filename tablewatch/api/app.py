@@ -32,8 +32,11 @@ class NotFound(Exception):
         self.reason = reason
 
 
-def create_app(source: RowSource, *, described_as: str = "") -> FastAPI:
-    """The app over ``source``; ``described_as`` says where it reads (``/health``)."""
+def create_app(
+    source: RowSource, *, described_as: str = "", alerter_url: str | None = None
+) -> FastAPI:
+    """The app over ``source``; ``described_as`` says where it reads (``/health``);
+    ``alerter_url``: acknowledgements forwarded to the alerter (``routes/alerts.py``)."""
     from importlib.metadata import version
 
     from tablewatch.api.routes import findings, health, pages, replays, rounds, tables
@@ -47,6 +50,11 @@ def create_app(source: RowSource, *, described_as: str = "") -> FastAPI:
     app.state.described_as = described_as
     for module in (health, findings, rounds, tables, replays, pages):
         app.include_router(module.router)
+    if alerter_url is not None:
+        from tablewatch.api.routes import alerts
+
+        app.state.alerter_url = alerter_url
+        app.include_router(alerts.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     _install_errors(app)
     return app
