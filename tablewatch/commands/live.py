@@ -136,6 +136,8 @@ def live(
         api_args = [
             "serve-api", "--port", str(api_port), "--worker", f"http://127.0.0.1:{worker_port}",
         ]  # fmt: skip
+        if alerts_path is not None:  # acknowledgements through the API too
+            api_args += ["--alerter", f"http://127.0.0.1:{alerter_port}"]
         stack.enter_context(child_service(api_args, f"{api}/health", run / "api.log"))
         console.print(f"the floor's pages: {api}/ (the auditor API: {api}/docs)")
         if alerts_path is not None:
