@@ -19,6 +19,8 @@ from tablewatch.commands.options import dsn_option
 from tablewatch.commands.row_output import format_options, write_rows
 
 EXIT_ERROR = 2
+TOKEN_ENV = "TABLEWATCH_API_TOKEN"  # the same variables as tablewatch serve-api's
+WORKER_ENV = "TABLEWATCH_API_WORKER"
 MAX_ROWS = 100_000
 PAGE = 1_000
 
@@ -114,7 +116,7 @@ def run_list(
     command: str,
     which: str,
     filters: dict[str, Any],
-    dsn: str,
+    source_of: tuple[str, str | None, str | None],
     fmt: str,
     out: Path | None,
 ) -> None:
@@ -125,6 +127,7 @@ def run_list(
     from tablewatch.api import reads
     from tablewatch.api.filters import Filters
 
+    dsn, worker_url, token = source_of
     limit = filters.pop("limit")
     if not 1 <= limit <= MAX_ROWS:
         _fail(command, f"--limit: {limit} is not between 1 and {MAX_ROWS:,}")
@@ -139,7 +142,7 @@ def run_list(
         reads.list_findings if which == "findings" else reads.list_rounds
     )
     columns: tuple[tuple[str, str], ...] = FINDING_COLUMNS if which == "findings" else ROUND_COLUMNS
-    source = _open(command, dsn)
+    source = open_source(command, dsn, worker_url, token)
     rows: list[dict[str, Any]] = []
     cursor = given.pop("cursor", None)
     try:
@@ -169,7 +172,36 @@ def run_list(
         click.echo(f"more rows: --cursor {cursor}", err=True)
 
 
-def _open(command: str, dsn: str) -> Any:
+def source_options(command: Any) -> Any:
+    """``--dsn``, and ``--worker``/``--token`` to read through a running worker instead."""
+    command = click.option(
+        "--token",
+        envvar=TOKEN_ENV,
+        show_envvar=True,
+        default=None,
+        help=f"The worker's bearer token (role auditor or admin) for --worker. Set {TOKEN_ENV} "
+        "rather than this option: a command line can be read by other users. Never printed.",
+    )(command)
+    command = click.option(
+        "--worker",
+        "worker_url",
+        envvar=WORKER_ENV,
+        show_envvar=True,
+        default=None,
+        help="Read through this worker's /query (http://127.0.0.1:6066) instead of opening "
+        "the store: the way to read an embedded store while the worker runs.",
+    )(command)
+    return dsn_option(command)
+
+
+def open_source(command: str, dsn: str, worker_url: str | None, token: str | None) -> Any:
+    """A row source with ``run(sql)`` and ``close()``: the worker's ``/query`` with
+    ``worker_url``, else a read-only reader of the store at ``dsn``; exit 2 with the reason
+    when the store cannot be opened."""
+    if worker_url:
+        from tablewatch.api.sources import WorkerSource
+
+        return WorkerSource(worker_url, token)
     from tablewatch.store.client import StoreError
     from tablewatch.store.dsn import DsnError
     from tablewatch.store.read_only import open_reader
@@ -183,10 +215,17 @@ def _open(command: str, dsn: str) -> Any:
 @click.command()
 @filter_options
 @format_options
-@dsn_option
-def findings(dsn: str, fmt: str, out: Path | None, **filters: Any) -> None:
+@source_options
+def findings(
+    dsn: str,
+    worker_url: str | None,
+    token: str | None,
+    fmt: str,
+    out: Path | None,
+    **filters: Any,
+) -> None:
     """The stored findings, filtered, as a table, JSON Lines, CSV or Parquet.
 
     Newest first (a table-level finding's time is its judgement's). Exit 0 (even with no
     rows); 2: a bad filter or a store that cannot answer, with the reason."""
-    run_list("findings", "findings", filters, dsn, fmt, out)
+    run_list("findings", "findings", filters, (dsn, worker_url, token), fmt, out)

@@ -9,8 +9,12 @@ from typing import Any, NoReturn
 
 import click
 
-from tablewatch.commands.auditor_lists import filter_options, run_list
-from tablewatch.commands.options import dsn_option
+from tablewatch.commands.auditor_lists import (
+    filter_options,
+    open_source,
+    run_list,
+    source_options,
+)
 from tablewatch.commands.row_output import format_options
 
 EXIT_SHOWN = 0
@@ -61,7 +65,7 @@ def _fail(text: str, code: int = EXIT_ERROR) -> NoReturn:
     show_default=True,
     help="json: every field described in docs/rounds.md.",
 )
-@dsn_option
+@source_options
 def show(
     table_id: str,
     round_id: str,
@@ -70,6 +74,8 @@ def show(
     config_path: Path | None,
     fmt: str,
     dsn: str,
+    worker_url: str | None,
+    token: str | None,
 ) -> None:
     """Reconstruct round ROUND_ID of TABLE_ID: its events in words, each seat's cards and
     hand, the decisions, each wager's money and what priced it, the findings with their
@@ -93,7 +99,8 @@ def show(
                 code = EXIT_ERROR
             report = _pick(reports, start_event_id, table_id, round_id)
         else:
-            report = _from_store(dsn, table_id, round_id, start_event_id, configs)
+            source = open_source("rounds show", dsn, worker_url, token)
+            report = _from_store(source, table_id, round_id, start_event_id, configs)
     except RoundNotFound as missing:
         _fail(missing.reason, EXIT_NOT_FOUND)
     shown: RoundReport = report
@@ -153,30 +160,32 @@ def _pick(reports: list[Any], start: str | None, table_id: str, round_id: str) -
     )
 
 
-def _from_store(dsn: str, table_id: str, round_id: str, start: str | None, configs: Any) -> Any:
+def _from_store(source: Any, table_id: str, round_id: str, start: str | None, configs: Any) -> Any:
+    from tablewatch.api.sources import SourceError
     from tablewatch.rounds.from_store import load_round
-    from tablewatch.store.client import StoreError
-    from tablewatch.store.dsn import DsnError
-    from tablewatch.store.read_only import QueryFailed, QueryRefused, open_reader
+    from tablewatch.store.read_only import QueryFailed, QueryRefused
 
     try:
-        reader = open_reader(dsn)
-    except (StoreError, DsnError) as exc:
-        _fail(str(exc))
-    try:
-        return load_round(reader, table_id, round_id, start_event_id=start, configs=configs)
-    except (QueryFailed, QueryRefused) as exc:
+        return load_round(source, table_id, round_id, start_event_id=start, configs=configs)
+    except (QueryFailed, QueryRefused, SourceError) as exc:
         _fail(f"the store could not answer: {exc.reason}")
     finally:
-        reader.close()
+        source.close()
 
 
 @rounds.command("list")
 @filter_options
 @format_options
-@dsn_option
-def list_rounds(dsn: str, fmt: str, out: Path | None, **filters: Any) -> None:
+@source_options
+def list_rounds(
+    dsn: str,
+    worker_url: str | None,
+    token: str | None,
+    fmt: str,
+    out: Path | None,
+    **filters: Any,
+) -> None:
     """The stored rounds, the latest begun first, filtered (--check, --severity: rounds
     with such a finding). Exit 0 (even with no rows); 2: a bad filter or a store that
     cannot answer, with the reason."""
-    run_list("rounds list", "rounds", filters, dsn, fmt, out)
+    run_list("rounds list", "rounds", filters, (dsn, worker_url, token), fmt, out)
