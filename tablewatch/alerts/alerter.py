@@ -48,6 +48,7 @@ class Counters:
     resolved: int = 0
     notified: int = 0
     silent: int = 0
+    stale: int = 0  # findings older than the expiry when read: not raised
     by_check: dict[str, int] = field(default_factory=dict)
 
 
@@ -116,6 +117,12 @@ class Alerter:
     # ---- raising ----------------------------------------------------------------------
 
     def alert_for(self, message: Mapping[str, Any], raised_ms: int) -> Alert | None:
+        """The alert of a findings message produced at ``raised_ms``; None when no rule
+        wants it, or when it is older than ``expire`` (a new consumer group reading the
+        topic from its start: such an alert would be closed at once)."""
+        if self.now_ms() - raised_ms >= self.rules.timing.expire_s * 1000:
+            self.counters.stale += 1
+            return None
         table = self.tables.get(str(message.get("table_id")), TableInfo())
         game = table.game or self.watch.game_of(str(message.get("table_id")))
         return alert_of_finding(message, self.rules, raised_ms=raised_ms, game=game,

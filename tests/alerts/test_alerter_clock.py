@@ -169,3 +169,11 @@ def test_a_notification_is_recorded_per_alert_receiver_and_level() -> None:
     events = [e for e in trail.events if e.kind == "notified"]
     assert [(e.receiver, e.escalation) for e in events] == [("contact-pm", 0)] * 2
     assert events[0].event_id == events[1].event_id
+
+
+def test_a_finding_older_than_the_expiry_when_read_raises_nothing() -> None:
+    alerter, _, _, clock = setup()
+    clock.advance(7200)  # the message was produced two hours ago: expire is 2h
+    assert alerter.alert_for(message(), RAISED) is None
+    assert alerter.counters.stale == 1
+    assert alerter.alert_for(message(), RAISED + 1) is not None

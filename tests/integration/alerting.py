@@ -193,6 +193,17 @@ class AlertRig:
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
 
+    def cli(self, *args: str) -> str:
+        """``tablewatch ARGS --alerter URL``; its standard output."""
+        done = subprocess.run(
+            [sys.executable, "-m", "tablewatch.cli", *args, "--alerter", self.url],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
     def trail(self, alert_id: str) -> list[dict[str, Any]]:
         result: list[dict[str, Any]] = self.get(f"/api/v1/alerts/{alert_id}")["trail"]
         return result

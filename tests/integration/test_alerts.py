@@ -5,6 +5,7 @@ Times are seconds-scale (group_wait 1s, group_interval 2s, escalation 4s)."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from pathlib import Path
@@ -140,8 +141,8 @@ def test_acknowledged_alert_stops_escalating_and_is_silenced_the_other_escalates
                 "both mailed to the pit manager",
                 lambda: {acked, ignored} <= set(rig.mailed_ids(PM)),
             )
-            answer = rig.post(f"/api/v1/alerts/{acked}/ack", {"by": "dana", "note": "paid back"})
-            assert answer["acknowledged_by"] == "dana"
+            answer = rig.cli("alerts", "ack", acked, "--by", "dana", "--note", "paid back")
+            assert answer.startswith(f"{acked} acknowledged by dana at ")
             wait_for(
                 "the ignored one escalated to the shift manager",
                 lambda: ignored in rig.mailed_ids(SM),
@@ -151,6 +152,7 @@ def test_acknowledged_alert_stops_escalating_and_is_silenced_the_other_escalates
             import httpx
 
             silences = httpx.get(am.url + "/api/v2/silences", timeout=5).json()
+            still_open = json.loads(rig.cli("alerts", "list", "--open", "--format", "json"))
             acked_trail, ignored_trail = rig.trail(acked), rig.trail(ignored)
     assert acked not in rig.mailed_ids(SM)
     assert [m.subject for m in rig.mail.to(SM)] and all(
@@ -172,6 +174,7 @@ def test_acknowledged_alert_stops_escalating_and_is_silenced_the_other_escalates
         }
     )
     assert OTHER not in {a for m in rig.mail.mails for a in m.to}
+    assert [(a["alert_id"], a["escalation"]) for a in still_open] == [(ignored, 1)]
 
 
 def _every_alert_once(
