@@ -31,7 +31,7 @@ def _events(table_id: str, count: int) -> list[AnyEvent]:
 
 
 def _events_of(source: KafkaSource) -> list[tuple[str, int]]:
-    out = []
+    out: list[tuple[str, int]] = []
     for run in source.runs():
         assert not isinstance(run, EventRejected), run
         out.extend((event.table_id, event.seq) for event in run)
