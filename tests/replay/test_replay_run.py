@@ -113,3 +113,39 @@ def test_an_embedded_store_in_use_is_a_clear_error(tmp_path: Path) -> None:
     assert "stop the worker" in result.stderr
     assert "ClickHouse server (--dsn http://...)" in result.stderr
     assert f"pid {os.getpid()}" in result.stderr
+
+
+def test_the_progress_bar_shows_on_a_terminal_only(tmp_path: Path) -> None:
+    import pty
+
+    floor = Floor(tables=2, rounds=80, seed=8, error_rate=0.3)
+    lines = [encode_event(e) + b"\n" for e in floor.events()]
+    tables = write_config(tmp_path / "tables.yaml", floor.config)
+    pipe = tmp_path / "events.pipe"
+    os.mkfifo(pipe)
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tablewatch.cli", "replay", "--source", "files", str(pipe),
+         "--config", str(tables), "--dsn", f"chdb:///{tmp_path / 'store'}"],
+        stdout=secondary, stderr=subprocess.PIPE, env={**os.environ, "COLUMNS": "120"},
+    )  # fmt: skip
+    os.close(secondary)
+    writer = _open_writer(pipe, process)
+    os.set_blocking(writer, True)
+    os.write(writer, b"".join(lines[: len(lines) // 2]))
+    time.sleep(2)  # the bar is drawn while the replay waits for the rest
+    os.write(writer, b"".join(lines[len(lines) // 2 :]))
+    os.close(writer)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the terminal's other end closed: the replay ended
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(primary)
+    assert process.wait(timeout=120) == 1, process.stderr.read() if process.stderr else ""
+    assert b"events/s" in shown and b"ETA" in shown and b"replay (files)" in shown
+    assert b"diff against the live findings" in shown  # then the diff, the bar gone
