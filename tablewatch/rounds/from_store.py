@@ -68,7 +68,7 @@ def load_round(
     events = _decoded(
         source.run(
             f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE table_id = {quote(table_id)} "
-            f"AND round_id = {quote(round_id)} ORDER BY seq, event_id"
+            f"AND round_id = {quote(round_id)} ORDER BY ts, seq, event_id"
         )
     )
     if not events:
@@ -93,7 +93,7 @@ def load_round(
         chosen = ids.index(start_event_id)
     begin = starts[chosen]
     end = starts[chosen + 1] if chosen + 1 < len(starts) else len(events)
-    own = events[begin:end]
+    own = sorted(events[begin:end], key=lambda e: (e.seq, e.event_id))  # folded in seq order
     timeline = _with_table_events(source, table_id, own)
     dealing, meter = _before(source, table_id, own, config)
     result = judge_alone(config, timeline, dealing=dealing, meter=meter)
@@ -137,8 +137,9 @@ def _decoded(answer: Answer) -> list[AnyEvent]:
 
 
 def _starts(events: Sequence[AnyEvent], judged: Mapping[str, Any]) -> list[int]:
-    """Indexes in ``events`` (one round_id, by seq) of the events that began a round: the
-    judged rounds' start events, each ``round_start``, and the first event."""
+    """Indexes in ``events`` (one round_id, in time order: a controller reset may have
+    started its ``seq`` again) of the events that began a round: the judged rounds' start
+    events, each ``round_start``, and the first event."""
     starts = {0}
     for index, event in enumerate(events):
         if event.event_id in judged or isinstance(event, RoundStart):
@@ -180,9 +181,13 @@ def _before(
     then, when none is there, in the table's whole history (the deck's dealing always; the
     meter only for a round with a wager a meter pays)."""
     first = own[0]
-    at = f"table_id = {quote(table_id)} AND seq < {integer(first.seq)}"
     start_ms = ts_to_ms(first.ts)
-    window = f"{_ts_at_least(start_ms - LOOK_BACK_MS)} AND {_ts_at_most(start_ms + MARGIN_MS)}"
+    # before the round in time, then in seq (a reset controller's seq may start again)
+    at = (
+        f"table_id = {quote(table_id)} AND (ts, seq) < "
+        f"(fromUnixTimestamp64Milli({integer(start_ms)}, 'UTC'), {integer(first.seq)})"
+    )
+    window = _ts_at_least(start_ms - LOOK_BACK_MS)
     deck_id = getattr(first, "deck_id", None)
     dealing = None
     if isinstance(deck_id, str):
@@ -208,7 +213,8 @@ def _before(
 def _last(source: RowSource, where: str) -> AnyEvent | None:
     events = _decoded(
         source.run(
-            f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE {where} ORDER BY seq DESC LIMIT 1"
+            f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE {where} "
+            "ORDER BY ts DESC, seq DESC LIMIT 1"
         )
     )
     return events[0] if events else None

@@ -528,8 +528,9 @@ def test_from_the_store_the_same_report_with_the_stored_findings(
         assert stored == from_events
 
 
-def _reused(directory: Path) -> tuple[Path, Path]:
-    """The golden LIR round, then the table gives R-77 again to a round with one seat."""
+def _reused(directory: Path, first_seq: int = 333) -> tuple[Path, Path]:
+    """The golden LIR round, then the table gives R-77 again to a round with one seat
+    (its seq from ``first_seq``: 1 for a controller reset)."""
     steps: list[tuple[str, dict[str, Any]]] = [
         ("round_start", {"deck_id": "D-9", "dealer_id": "DL-5"}),
         ("wager", {"seat": 1, "bet": "bet1", "amount": 100}),
@@ -553,7 +554,7 @@ def _reused(directory: Path) -> tuple[Path, Path]:
             "v": 1,
             "event_id": f"L2-{n}",
             "table_id": "LIR-G",
-            "seq": 333 + n,
+            "seq": first_seq + n,
             "ts": f"2026-11-29T21:41:{n:02d}.000Z",
             "type": kind,
             "round_id": "R-77",
@@ -569,10 +570,13 @@ def _reused(directory: Path) -> tuple[Path, Path]:
     return events, config
 
 
-def test_a_reused_round_id_shows_the_latest_and_names_the_other(tmp_path: Path) -> None:
+@pytest.mark.parametrize("first_seq", [333, 1], ids=["seq-on", "controller-reset"])
+def test_a_reused_round_id_shows_the_latest_and_names_the_other(
+    tmp_path: Path, first_seq: int
+) -> None:
     from tests.rounds.conftest import fill_store
 
-    files = _reused(tmp_path)
+    files = _reused(tmp_path, first_seq)
     dsn = f"chdb:///{tmp_path / 'store'}"
     fill_store(dsn, *files)
     for where in (["--events", str(files[0]), "--config", str(files[1])], ["--dsn", dsn]):
@@ -590,7 +594,8 @@ def test_a_reused_round_id_shows_the_latest_and_names_the_other(tmp_path: Path) 
             ("bet2", "returned", True),
             ("bet3", "lose", True),
         ]
-        assert [f["check"] for f in latest["findings"]] == ["ROUND_ID_REUSED"]
+        reset = ["SEQUENCE_REGRESSION"] if first_seq == 1 else []  # seq went back to 1
+        assert sorted(f["check"] for f in latest["findings"]) == ["ROUND_ID_REUSED", *reset]
         code, out, _ = show("LIR-G", "R-77", *where, "--start", "L-301", "--format", "json")
         first = json.loads(out)
         assert (code, first["start_event_id"], first["same_round_id"]) == (0, "L-301", ["L2-0"])
