@@ -1,0 +1,45 @@
+"""The findings list shows findings_v's rows: a round judged again shows only its latest
+judgement's findings, whether the list reads the view or the API's own statement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tablewatch.api.filters import Filters
+from tablewatch.api.reads import list_findings
+from tablewatch.api.sources import open_product_reader
+from tablewatch.store.batch import StoreBatch
+from tablewatch.store.client import connect
+from tablewatch.store.rows import round_rows
+from tablewatch.store.writer import StoreWriter
+from tests.api.store import fill_store
+from tests.store.helpers import JUDGED_AT
+
+
+def test_a_round_judged_again_shows_its_latest_findings_only(tmp_path: Path) -> None:
+    filled = fill_store(tmp_path / "store", tables=2, rounds=60, seed=7)
+    judged = [r for r in filled.audited.rounds if r.findings]
+    assert len(judged) >= 2
+    cleared, kept = judged[0], judged[1]
+    # cleared is judged again later and found clean: only its round row is new
+    client = connect(filled.dsn)
+    try:
+        again = StoreBatch()
+        again.rounds.append(round_rows(cleared, JUDGED_AT + 60_000).round_row)
+        StoreWriter(client).insert_batch(again)
+    finally:
+        client.close()
+    reader = open_product_reader(filled.dsn)
+    try:
+        for f in (Filters(limit=1000), Filters(table=cleared.table_id, limit=1000),
+                  Filters(check=cleared.findings[0].check, limit=1000)):  # fmt: skip
+            own = list_findings(reader, f)
+            assert own == list_findings(reader, f, via_view=True)
+            rounds = {(x.table_id, x.round_id) for x in own.items}
+            assert (cleared.table_id, cleared.round_id) not in rounds
+            if f.table is None and f.check is None:
+                assert (kept.table_id, kept.round_id) in rounds
+                expected = len(filled.audited.findings) - len(cleared.findings)
+                assert len(own.items) == expected
+    finally:
+        reader.close()
