@@ -55,3 +55,11 @@ def test_alerts_ack_says_when_the_alerter_cannot_be_reached() -> None:
     assert "the alerter at http://127.0.0.1:9/api/v1/alerts/abc/ack cannot be reached" in (
         result.output
     )
+
+
+def test_the_alerter_refuses_a_bad_rules_file_before_it_starts(tmp_path: Path) -> None:
+    bad = tmp_path / "alerts.yaml"
+    bad.write_text(EXAMPLE.read_text().replace("escalation: [5m, 15m]", "escalation: [15m, 5m]"))
+    result = CliRunner().invoke(cli, ["alerter", "--rules", str(bad), "--kafka-wait", "0"])
+    assert result.exit_code == 2
+    assert f"{bad}:48: escalation[1]: must be later than the step before it" in result.output
