@@ -266,6 +266,23 @@ def _bool(value: Any) -> bool:
 # --- tables ------------------------------------------------------------------------------
 
 
+def _last_events(source: RowSource, now_ms: int) -> dict[str, int]:
+    """Each table's latest stored event time: over the last day first (a range of the
+    primary key, table_id then ts), then over the whole history for the tables silent that
+    long. A duplicate row has its original's ts, so the table needs no FINAL here."""
+    day = f"fromUnixTimestamp64Milli({now_ms - 86_400_000}, 'UTC')"
+    select = "SELECT table_id, toUnixTimestamp64Milli(max(ts)) FROM raw_events"
+    last = {
+        str(r[0]): int(r[1]) for r in _rows(source, f"{select} WHERE ts >= {day} GROUP BY table_id")
+    }
+    older = f"{select} WHERE ts < {day}"
+    if last:
+        known = ", ".join(literal(t) for t in sorted(last))
+        older += f" AND table_id NOT IN ({known})"
+    last.update({str(r[0]): int(r[1]) for r in _rows(source, f"{older} GROUP BY table_id")})
+    return last
+
+
 def list_tables(source: RowSource, now_ms: int | None = None) -> list[TableOut]:
     """Every table the directory knows or that played a round: game, pit, cameras, rounds
     and findings of today (UTC), and how long since its last stored event."""
@@ -292,13 +309,7 @@ def list_tables(source: RowSource, now_ms: int | None = None) -> list[TableOut]:
             " GROUP BY table_id",
         )
     }
-    last = {
-        str(r[0]): int(r[1])
-        for r in _rows(
-            source,
-            "SELECT table_id, toUnixTimestamp64Milli(max(ts)) FROM raw_events GROUP BY table_id",
-        )
-    }
+    last = _last_events(source, now_ms)
     out = []
     for table_id in sorted(set(directory) | set(rounds) | set(last)):
         game, pit, cameras = directory.get(table_id, (rounds.get(table_id, ("", 0))[0], None, []))
