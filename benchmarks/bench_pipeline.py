@@ -1,7 +1,8 @@
 """Live pipeline benchmarks, against the real broker and the embedded ClickHouse.
 
     python benchmarks/bench_pipeline.py [--events 100000] [--rate 1000] [--seconds 60]
-                                        [--only throughput|latency] [--json]
+                                        [--only throughput|latency] [--partitions 4 ...]
+                                        [--vs-without-views] [--json]
 
 1. Throughput: a simulated floor's events are produced to a fresh topic; then,
    in the same run, (a) raw aiokafka consumption of that topic (the floor of
@@ -100,10 +101,32 @@ def floor_events(events: int, seed: int) -> tuple[Floor, list[tuple[str, bytes, 
     return floor, out
 
 
-def throughput(root: Path, events: int) -> dict[str, Any]:
+def drop_materialized_views(dsn: str) -> list[str]:
+    """The store migrated, then its materialized views dropped: the same worker writing
+    without the rollups' triggers (a baseline for their cost)."""
+    from tablewatch.store.client import open_store
+    from tablewatch.store.migrate import migrate
+
+    with open_store(dsn) as client:
+        migrate(client)
+        names = [
+            str(row[0])
+            for row in client.query(
+                "SELECT name FROM system.tables WHERE database = currentDatabase() "
+                "AND engine = 'MaterializedView'"
+            ).result_rows
+        ]
+        for name in names:
+            client.command(f"DROP VIEW IF EXISTS {name}")
+    return names
+
+
+def throughput(
+    root: Path, events: int, partitions: int = 4, without_views: bool = False
+) -> dict[str, Any]:
     floor, stream = floor_events(events, seed=7)
     prefix = f"bench{uuid.uuid4().hex[:8]}-"
-    create_topics(KAFKA, prefix)
+    create_topics(KAFKA, prefix, partitions=partitions)
     config = root / "tables.yaml"
     config.write_text(yaml.safe_dump(floor.config, sort_keys=False))
     topic = Topics.prefixed(prefix).events
@@ -111,12 +134,14 @@ def throughput(root: Path, events: int) -> dict[str, Any]:
     n = len(stream)
     raw_rate = asyncio.run(raw_consume(topic, n))
     port = free_port()
-    args = worker_args(
-        config, kafka=KAFKA, dsn=f"chdb:///{root / 'chdb-throughput'}", web_port=port,
-        prefix=prefix, data_dir=root / "worker-throughput",
-    )  # fmt: skip
+    dsn = f"chdb:///{root / f'chdb-throughput-{prefix}'}"
+    dropped = drop_materialized_views(dsn) if without_views else []
+    args = [*worker_args(
+        config, kafka=KAFKA, dsn=dsn,
+        web_port=port, prefix=prefix, data_dir=root / f"worker-throughput-{prefix}",
+    ), "--partitions", str(partitions)]  # fmt: skip
     with child_service(
-        args, f"http://127.0.0.1:{port}/health", root / "worker-throughput.log"
+        args, f"http://127.0.0.1:{port}/health", root / f"worker-throughput-{prefix}.log"
     ) as process:
         first_t = last_t = None
         first_cpu = last_cpu = (0.0, 0.0)
@@ -137,6 +162,8 @@ def throughput(root: Path, events: int) -> dict[str, Any]:
         process_cpu = (last_cpu[1] - first_cpu[1]) / counted
     return {
         "events": n,
+        "partitions": partitions,
+        "materialized_views_dropped": len(dropped),
         "raw_aiokafka_events_per_s": round(raw_rate),
         "worker_events_per_s": round(rate),
         "worker_vs_raw": round(rate / raw_rate, 4),
@@ -233,6 +260,19 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only", choices=("throughput", "latency"), help="run one part")
     parser.add_argument(
+        "--partitions",
+        type=int,
+        nargs="+",
+        default=[4],
+        help="throughput with the events topic of each of these partition counts, in turn",
+    )
+    parser.add_argument(
+        "--vs-without-views",
+        action="store_true",
+        help="each throughput run also on a store whose materialized views (the rollups) "
+        "were dropped, in turn: their cost to the worker",
+    )
+    parser.add_argument(
         "--bootstrap",
         default=os.environ.get("TABLEWATCH_KAFKA") or DEFAULT_BOOTSTRAP,
         help="Kafka (PLAINTEXT)  [default: $TABLEWATCH_KAFKA or 127.0.0.1:9092]",
@@ -244,7 +284,13 @@ def main() -> None:
         root = Path(tmp)
         results = {}
         if options.only in (None, "throughput"):
-            results["throughput"] = throughput(root, options.events)
+            for partitions in options.partitions:
+                name = "throughput" if options.partitions == [4] else f"throughput_{partitions}p"
+                results[name] = throughput(root, options.events, partitions)
+                if options.vs_without_views:
+                    results[f"{name}_without_views"] = throughput(
+                        root, options.events, partitions, without_views=True
+                    )
         if options.only in (None, "latency"):
             results["latency"] = latency(root, options.rate, options.seconds)
     if options.json:
