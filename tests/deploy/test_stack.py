@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import time
 import urllib.error
 import urllib.parse
@@ -138,14 +139,21 @@ def test_a_floor_through_the_stack(stack: None) -> None:
     assert sources, "no ClickHouse datasource provisioned"
     dashboards = request(f"{GRAFANA}/api/search?type=dash-db", auth=admin)
     assert dashboards, "no dashboard provisioned"
-    board = request(f"{GRAFANA}/api/dashboards/uid/{dashboards[0]['uid']}", auth=admin)
+    floor_board = [d for d in dashboards if "floor" in d["title"].lower()] or dashboards
+    board = request(f"{GRAFANA}/api/dashboards/uid/{floor_board[0]['uid']}", auth=admin)
     targets = [
         t for p in board["dashboard"].get("panels", []) for t in p.get("targets", [])
         if t.get("rawSql")
     ]  # fmt: skip
-    assert targets, f"dashboard {dashboards[0]['title']} has no SQL panel"
+    assert targets, f"dashboard {floor_board[0]['title']} has no SQL panel"
+    # the dashboard's variables set to "All", as Grafana's page sends them (its
+    # $__conditionalAll(..., $var) then reads "everything"); the plugin expands the rest
+    sql = re.sub(r"\$\{(\w+):singlequote\}", "'$__all'", targets[0]["rawSql"])
+    sql = re.sub(r"\$\{?(?!__)(\w+)\}?", "$__all", sql)
     query = {
-        "queries": [{**targets[0], "refId": "A", "datasource": {"uid": sources[0]["uid"]}}],
+        "queries": [
+            {**targets[0], "rawSql": sql, "refId": "A", "datasource": {"uid": sources[0]["uid"]}}
+        ],
         "from": "now-7d",
         "to": "now",
     }
