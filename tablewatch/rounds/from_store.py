@@ -21,7 +21,7 @@ attached), or, for a round the worker has not judged yet, the new judgement's.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from tablewatch.rounds.reconstruct import judge_alone, report_of
@@ -48,9 +48,12 @@ class RowSource(Protocol):
     def run(self, sql: str) -> Answer: ...
 
 
-_EVENT_COLUMNS = "seq, event_id, type, round_id, payload"
+# every event row read: what it is to the reconstruction, its time, seq, id and bytes
+_EVENT_COLUMNS = "toUnixTimestamp64Milli(ts) AS at_ms, seq, event_id, payload"
 LOOK_BACK_MS = 86_400_000  # a deck's deck_in, the last meter reading: first the day before
 MARGIN_MS = 60_000  # table events between a round's first and last: within a minute of them
+
+Rows = Sequence[Sequence[Any]]
 
 
 def load_round(
@@ -63,23 +66,27 @@ def load_round(
 ) -> RoundReport:
     """The reconstruction of a stored round; raises :class:`UnknownTable` (no configuration
     of the table, given or in the directory) or :class:`RoundNotFound` (no event of that
-    round, or no round of it begun by ``start_event_id``), each naming what is missing."""
-    config = _config(source, table_id, configs)
-    events = _decoded(
-        source.run(
-            f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE table_id = {quote(table_id)} "
-            f"AND round_id = {quote(round_id)} ORDER BY ts, seq, event_id"
-        )
-    )
+    round, or no round of it begun by ``start_event_id``), each naming what is missing.
+
+    Two statements in the usual case (each statement a source runs costs its checks and a
+    round trip): the round's events, its judged starts and the table's configuration in
+    one; the table events while it was open, its deck's ``deck_in`` and the meter before
+    it in another; then its stored findings."""
+    table, rnd = quote(table_id), quote(round_id)
+    parts = [
+        f"SELECT 'event' AS part, {_EVENT_COLUMNS} FROM raw_events_v "
+        f"WHERE table_id = {table} AND round_id = {rnd}",
+        "SELECT 'judged', 0, 0, start_event_id, '' FROM rounds_v "
+        f"WHERE table_id = {table} AND round_id = {rnd}",
+    ]
+    if configs is None:
+        parts.append(f"SELECT 'config', 0, 0, '', config FROM tables_v WHERE table_id = {table}")
+    rows = source.run(" UNION ALL ".join(parts)).rows
+    config = _config(table_id, configs, [r[4] for r in rows if r[0] == "config"])
+    events = _decoded(sorted((r for r in rows if r[0] == "event"), key=_in_time))
     if not events:
         raise RoundNotFound(f"table {table_id} has no stored event of round {round_id!r}")
-    judged = {
-        str(row[0]): row
-        for row in source.run(
-            "SELECT start_event_id, finding_count FROM rounds_v "
-            f"WHERE table_id = {quote(table_id)} AND round_id = {quote(round_id)}"
-        ).rows
-    }
+    judged = {str(r[3]) for r in rows if r[0] == "judged"}
     starts = _starts(events, judged)
     if start_event_id is None:
         chosen = len(starts) - 1
@@ -94,8 +101,7 @@ def load_round(
     begin = starts[chosen]
     end = starts[chosen + 1] if chosen + 1 < len(starts) else len(events)
     own = sorted(events[begin:end], key=lambda e: (e.seq, e.event_id))  # folded in seq order
-    timeline = _with_table_events(source, table_id, own)
-    dealing, meter = _before(source, table_id, own, config)
+    timeline, dealing, meter = _around(source, table_id, own, config)
     result = judge_alone(config, timeline, dealing=dealing, meter=meter)
     stored = None
     if result.start_event_id in judged:
@@ -104,39 +110,42 @@ def load_round(
     return report_of(result, timeline, config, findings=stored, same_round_id=others)
 
 
+def _in_time(row: Sequence[Any]) -> tuple[int, int, str]:
+    return int(row[1]), int(row[2]), str(row[3])
+
+
 def _config(
-    source: RowSource, table_id: str, configs: Mapping[str, TableConfig] | None
+    table_id: str, configs: Mapping[str, TableConfig] | None, stored: Sequence[Any]
 ) -> TableConfig:
     if configs is not None:
         config = configs.get(table_id)
         if config is None:
             raise UnknownTable(f"table {table_id!r} is not in the configuration given")
         return config
-    rows = source.run(f"SELECT config FROM tables_v WHERE table_id = {quote(table_id)}").rows
-    if not rows or not rows[0][0]:
+    if not stored or not stored[0]:
         raise UnknownTable(
             f"table {table_id!r} is not in the store's table directory (tables_v, written by "
             "the worker when it starts): give its configuration"
         )
     try:
-        return parse_table(table_id, json.loads(str(rows[0][0])))
+        return parse_table(table_id, json.loads(str(stored[0])))
     except (ConfigError, ValueError) as exc:
         raise UnknownTable(
             f"table {table_id!r}: its configuration in the table directory is not valid: {exc}"
         ) from None
 
 
-def _decoded(answer: Answer) -> list[AnyEvent]:
-    """The events of ``seq, event_id, type, round_id, payload`` rows, decoded again from
-    the payload stored as received."""
+def _decoded(rows: Rows) -> list[AnyEvent]:
+    """The events of ``part, at_ms, seq, event_id, payload`` rows, in their order, decoded
+    again from the payload stored as received."""
     out = []
-    for row in answer.rows:
+    for row in rows:
         payload = row[4]
         out.append(decode_event(payload if isinstance(payload, bytes | str) else str(payload)))
     return out
 
 
-def _starts(events: Sequence[AnyEvent], judged: Mapping[str, Any]) -> list[int]:
+def _starts(events: Sequence[AnyEvent], judged: Collection[str]) -> list[int]:
     """Indexes in ``events`` (one round_id, in time order: a controller reset may have
     started its ``seq`` again) of the events that began a round: the judged rounds' start
     events, each ``round_start``, and the first event."""
@@ -155,69 +164,66 @@ def _ts_at_most(ms: int) -> str:
     return f"ts <= fromUnixTimestamp64Milli({integer(ms)}, 'UTC')"
 
 
-def _with_table_events(source: RowSource, table_id: str, own: Sequence[AnyEvent]) -> list[AnyEvent]:
-    """The round's events and the table events stored between its first and its last (by
-    ``seq``; looked for within a minute of the round's times, on the primary key)."""
-    first, last = own[0], own[-1]
-    if last.seq - first.seq + 1 == len(own):
-        return list(own)  # nothing between them
-    between = _decoded(
-        source.run(
-            f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE table_id = {quote(table_id)} "
-            f"AND {_ts_at_least(ts_to_ms(first.ts) - MARGIN_MS)} "
-            f"AND {_ts_at_most(ts_to_ms(last.ts) + MARGIN_MS)} "
-            f"AND round_id = '' AND seq > {integer(first.seq)} AND seq < {integer(last.seq)} "
-            "ORDER BY seq, event_id"
-        )
-    )
-    return sorted([*own, *between], key=lambda e: (e.seq, e.event_id))
-
-
-def _before(
+def _around(
     source: RowSource, table_id: str, own: Sequence[AnyEvent], config: TableConfig
-) -> tuple[str | None, int | None]:
-    """The dealing of the round's deck (its last ``deck_in`` before the round) and the last
-    meter reading before it: looked for in the day before the round (on the primary key),
-    then, when none is there, in the table's whole history (the deck's dealing always; the
-    meter only for a round with a wager a meter pays)."""
-    first = own[0]
+) -> tuple[list[AnyEvent], str | None, int | None]:
+    """The round's events with the table events stored between its first and its last (by
+    ``seq``, looked for within a minute of the round's times, on the primary key); the
+    dealing of its deck (its last ``deck_in`` before the round) and the last meter reading
+    before it, looked for in the day before the round, then, when none is there, in the
+    table's whole history (the deck's dealing always; the meter only for a round with a
+    wager a meter pays)."""
+    first, last = own[0], own[-1]
+    table = quote(table_id)
     start_ms = ts_to_ms(first.ts)
     # before the round in time, then in seq (a reset controller's seq may start again)
-    at = (
-        f"table_id = {quote(table_id)} AND (ts, seq) < "
+    before = (
+        f"table_id = {table} AND (ts, seq) < "
         f"(fromUnixTimestamp64Milli({integer(start_ms)}, 'UTC'), {integer(first.seq)})"
     )
     window = _ts_at_least(start_ms - LOOK_BACK_MS)
     deck_id = getattr(first, "deck_id", None)
-    dealing = None
-    if isinstance(deck_id, str):
-        deck = f"type = 'deck_in' AND JSONExtractString(payload, 'deck_id') = {quote(deck_id)}"
-        for where in (f"{at} AND {window}", at):
-            found = _last(source, f"{where} AND {deck}")
-            if isinstance(found, DeckIn):
-                dealing = found.dealing
-                break
-    meter = None
+    deck = (
+        f"type = 'deck_in' AND JSONExtractString(payload, 'deck_id') = {quote(deck_id)}"
+        if isinstance(deck_id, str)
+        else None
+    )
+    meter_kind = "type = 'meter'"
+    parts = []
+    if last.seq - first.seq + 1 != len(own):  # events between them that are not the round's
+        parts.append(
+            f"SELECT 'between' AS part, {_EVENT_COLUMNS} FROM raw_events_v "
+            f"WHERE table_id = {table} AND {_ts_at_least(start_ms - MARGIN_MS)} "
+            f"AND {_ts_at_most(ts_to_ms(last.ts) + MARGIN_MS)} "
+            f"AND round_id = '' AND seq > {integer(first.seq)} AND seq < {integer(last.seq)}"
+        )
+    if deck is not None:
+        parts.append(_last_of("deck", f"{before} AND {window} AND {deck}"))
+    parts.append(_last_of("meter", f"{before} AND {window} AND {meter_kind}"))
+    rows = source.run(" UNION ALL ".join(parts)).rows
+    between = _decoded(sorted((r for r in rows if r[0] == "between"), key=_in_time))
+    found_deck = _decoded([r for r in rows if r[0] == "deck"])
+    found_meter = _decoded([r for r in rows if r[0] == "meter"])
+    if deck is not None and not found_deck:  # an old deck: its deck_in is further back
+        found_deck = _decoded(source.run(_last_of("deck", f"{before} AND {deck}")).rows)
     metered = any(
         isinstance(e, Wager) and (t := config.paytables.get(e.bet)) is not None and t.pays_meter
         for e in own
     )
-    for where in (f"{at} AND {window}", at) if metered else (f"{at} AND {window}",):
-        found = _last(source, f"{where} AND type = 'meter'")
-        if isinstance(found, Meter):
-            meter = found.amount
-            break
-    return dealing, meter
+    if metered and not found_meter:
+        found_meter = _decoded(source.run(_last_of("meter", f"{before} AND {meter_kind}")).rows)
+    dealing = next((e.dealing for e in found_deck if isinstance(e, DeckIn)), None)
+    meter = next((e.amount for e in found_meter if isinstance(e, Meter)), None)
+    timeline = sorted([*own, *between], key=lambda e: (e.seq, e.event_id))
+    return timeline, dealing, meter
 
 
-def _last(source: RowSource, where: str) -> AnyEvent | None:
-    events = _decoded(
-        source.run(
-            f"SELECT {_EVENT_COLUMNS} FROM raw_events_v WHERE {where} "
-            "ORDER BY ts DESC, seq DESC LIMIT 1"
-        )
+def _last_of(part: str, where: str) -> str:
+    """The statement of the last event (in time, then seq) matching ``where``."""
+    return (
+        f"SELECT {quote(part)} AS part, * FROM (SELECT {_EVENT_COLUMNS} FROM raw_events_v "
+        f"WHERE {where} ORDER BY ts DESC, seq DESC LIMIT 1)"
     )
-    return events[0] if events else None
 
 
 def _stored_findings(
