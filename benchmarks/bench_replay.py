@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if __package__ in (None, ""):  # run as a script from a checkout: make the repo importable
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_audit import CACHE, ensure_floor, quiet  # noqa: E402
+from bench_audit import CACHE, ensure_floor, quiet  # noqa: E402  (this directory, as a script)
 
 TOPIC = "bench-replay-table-events"
 COPIES = 10  # the 10 M store: the 1 M floor and nine copies of its tables
