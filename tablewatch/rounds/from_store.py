@@ -70,8 +70,8 @@ def load_round(
 
     Two statements in the usual case (each statement a source runs costs its checks and a
     round trip): the round's events, its judged starts and the table's configuration in
-    one; the table events while it was open, its deck's ``deck_in`` and the meter before
-    it in another; then its stored findings."""
+    one; the table events while it was open, its deck's ``deck_in``, the meter before it
+    and its stored findings in the other."""
     table, rnd = quote(table_id), quote(round_id)
     parts = [
         f"SELECT 'event' AS part, {_EVENT_COLUMNS} FROM raw_events_v "
@@ -101,11 +101,11 @@ def load_round(
     begin = starts[chosen]
     end = starts[chosen + 1] if chosen + 1 < len(starts) else len(events)
     own = sorted(events[begin:end], key=lambda e: (e.seq, e.event_id))  # folded in seq order
-    timeline, dealing, meter = _around(source, table_id, own, config)
+    start = own[0].event_id  # the event the fold begins with: the round's start_event_id
+    timeline, dealing, meter, stored = _around(
+        source, table_id, own, config, (round_id, start) if start in judged else None
+    )
     result = judge_alone(config, timeline, dealing=dealing, meter=meter)
-    stored = None
-    if result.start_event_id in judged:
-        stored = _stored_findings(source, table_id, round_id, result.start_event_id)
     others = [events[i].event_id for i in starts if i != begin]
     return report_of(result, timeline, config, findings=stored, same_round_id=others)
 
@@ -165,14 +165,19 @@ def _ts_at_most(ms: int) -> str:
 
 
 def _around(
-    source: RowSource, table_id: str, own: Sequence[AnyEvent], config: TableConfig
-) -> tuple[list[AnyEvent], str | None, int | None]:
+    source: RowSource,
+    table_id: str,
+    own: Sequence[AnyEvent],
+    config: TableConfig,
+    judged: tuple[str, str] | None,
+) -> tuple[list[AnyEvent], str | None, int | None, list[FindingEntry] | None]:
     """The round's events with the table events stored between its first and its last (by
     ``seq``, looked for within a minute of the round's times, on the primary key); the
     dealing of its deck (its last ``deck_in`` before the round) and the last meter reading
     before it, looked for in the day before the round, then, when none is there, in the
     table's whole history (the deck's dealing always; the meter only for a round with a
-    wager a meter pays)."""
+    wager a meter pays); and the stored findings of the round ``judged`` (round_id,
+    start_event_id), None when it is not judged."""
     first, last = own[0], own[-1]
     table = quote(table_id)
     start_ms = ts_to_ms(first.ts)
@@ -200,6 +205,13 @@ def _around(
     if deck is not None:
         parts.append(_last_of("deck", f"{before} AND {window} AND {deck}"))
     parts.append(_last_of("meter", f"{before} AND {window} AND {meter_kind}"))
+    if judged is not None:
+        parts.append(
+            "SELECT 'finding', 0, 0, finding_id, toJSONString(tuple(check, severity, "
+            "regulation, message, seat, bet, expected, actual, event_ids, "
+            f"toUnixTimestamp64Milli(ts))) FROM findings_v WHERE table_id = {table} "
+            f"AND round_id = {quote(judged[0])} AND start_event_id = {quote(judged[1])}"
+        )
     rows = source.run(" UNION ALL ".join(parts)).rows
     between = _decoded(sorted((r for r in rows if r[0] == "between"), key=_in_time))
     found_deck = _decoded([r for r in rows if r[0] == "deck"])
@@ -215,7 +227,13 @@ def _around(
     dealing = next((e.dealing for e in found_deck if isinstance(e, DeckIn)), None)
     meter = next((e.amount for e in found_meter if isinstance(e, Meter)), None)
     timeline = sorted([*own, *between], key=lambda e: (e.seq, e.event_id))
-    return timeline, dealing, meter
+    findings = None
+    if judged is not None:
+        findings = sorted(
+            (_finding(str(r[3]), str(r[4])) for r in rows if r[0] == "finding"),
+            key=_finding_order,
+        )
+    return timeline, dealing, meter, findings
 
 
 def _last_of(part: str, where: str) -> str:
@@ -226,29 +244,26 @@ def _last_of(part: str, where: str) -> str:
     )
 
 
-def _stored_findings(
-    source: RowSource, table_id: str, round_id: str, start_event_id: str
-) -> list[FindingEntry]:
-    rows = source.run(
-        "SELECT finding_id, check, severity, regulation, message, seat, bet, expected, actual, "
-        "event_ids, toUnixTimestamp64Milli(ts) FROM findings_v "
-        f"WHERE table_id = {quote(table_id)} AND round_id = {quote(round_id)} "
-        f"AND start_event_id = {quote(start_event_id)} "
-        "ORDER BY ts, check, seat, bet, finding_id"
-    ).rows
-    return [
-        FindingEntry(
-            check=str(r[1]),
-            severity=str(r[2]),
-            regulation=str(r[3]),
-            message=str(r[4]),
-            seat=None if r[5] is None else int(r[5]),
-            bet=str(r[6]) or None,
-            expected=None if r[7] is None else int(r[7]),
-            actual=None if r[8] is None else int(r[8]),
-            event_ids=[str(e) for e in r[9]],
-            ts=None if r[10] is None else ms_to_ts(int(r[10])),
-            finding_id=str(r[0]),
-        )
-        for r in rows
-    ]
+def _finding(finding_id: str, text: str) -> FindingEntry:
+    """A stored finding from its id and the JSON array of its columns (check, severity,
+    regulation, message, seat, bet, expected, actual, event_ids, ts in ms)."""
+    c = json.loads(text)
+    return FindingEntry(
+        check=str(c[0]),
+        severity=str(c[1]),
+        regulation=str(c[2]),
+        message=str(c[3]),
+        seat=None if c[4] is None else int(c[4]),
+        bet=str(c[5]) or None,
+        expected=None if c[6] is None else int(c[6]),
+        actual=None if c[7] is None else int(c[7]),
+        event_ids=[str(e) for e in c[8]],
+        ts=None if c[9] is None else ms_to_ts(int(c[9])),
+        finding_id=finding_id,
+    )
+
+
+def _finding_order(f: FindingEntry) -> tuple[bool, str, str, bool, int, str, str]:
+    """By time, check, seat, bet and id (a missing time or seat last)."""
+    return (f.ts is None, f.ts or "", f.check, f.seat is None, f.seat or 0, f.bet or "",
+            f.finding_id or "")  # fmt: skip
