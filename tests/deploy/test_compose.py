@@ -201,8 +201,11 @@ def test_the_alert_rules_send_mail_to_the_catcher() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(TABLEWATCH))
-def test_tablewatch_services_run_real_commands(name: str) -> None:
-    """Each TableWatch service's command line parses as the CLI's (options, types)."""
+def test_tablewatch_services_run_real_commands(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each TableWatch service's command line parses as the CLI's (options, types), with
+    the service's environment (the options' variables) set as Compose sets it."""
+    for variable, value in services()[name].get("environment", {}).items():
+        monkeypatch.setenv(variable, with_defaults(str(value)))
     args = [str(a) for a in services()[name]["command"]]
     context = click.Context(cli)
     group: click.Command = cli
