@@ -2,9 +2,12 @@
 
 The row source is anything with ``run(sql) -> Answer`` (``.columns``, ``.rows``): a
 :class:`~tablewatch.store.read_only.ReadOnlyReader`, or the worker's ``/query``. Every
-statement here is one SELECT on the readable views (``raw_events_v``, ``rounds_v``,
+statement here is one SELECT on readable tables and views (``raw_events``, ``rounds_v``,
 ``findings_v``, ``tables_v``), and every value given (table, round, start) is written into
-it as a quoted literal (:mod:`tablewatch.store.sql_literals`).
+it as a quoted literal (:mod:`tablewatch.store.sql_literals`). Events are read from
+``raw_events`` itself, without the ``FINAL`` of its view (which costs several times the
+read): the copies of an event a redelivery stores are the same bytes under the same
+``event_id``, and each is decoded once (:func:`_decoded`).
 
 Which round: a stored round is ``(table_id, round_id, start_event_id)``
 (``docs/store.md``, "A round's identity"). A ``round_id`` a table gave twice is several
@@ -74,7 +77,7 @@ def load_round(
     and its stored findings in the other."""
     table, rnd = quote(table_id), quote(round_id)
     parts = [
-        f"SELECT 'event' AS part, {_EVENT_COLUMNS} FROM raw_events_v "
+        f"SELECT 'event' AS part, {_EVENT_COLUMNS} FROM raw_events "
         f"WHERE table_id = {table} AND round_id = {rnd}",
         "SELECT 'judged', 0, 0, start_event_id, '' FROM rounds_v "
         f"WHERE table_id = {table} AND round_id = {rnd}",
@@ -137,9 +140,14 @@ def _config(
 
 def _decoded(rows: Rows) -> list[AnyEvent]:
     """The events of ``part, at_ms, seq, event_id, payload`` rows, in their order, decoded
-    again from the payload stored as received."""
+    again from the payload stored as received; an ``event_id`` once (its first row: the
+    copies of a redelivered event are the same bytes)."""
     out = []
+    seen: set[str] = set()
     for row in rows:
+        if row[3] in seen:
+            continue
+        seen.add(row[3])
         payload = row[4]
         out.append(decode_event(payload if isinstance(payload, bytes | str) else str(payload)))
     return out
@@ -197,7 +205,7 @@ def _around(
     parts = []
     if last.seq - first.seq + 1 != len(own):  # events between them that are not the round's
         parts.append(
-            f"SELECT 'between' AS part, {_EVENT_COLUMNS} FROM raw_events_v "
+            f"SELECT 'between' AS part, {_EVENT_COLUMNS} FROM raw_events "
             f"WHERE table_id = {table} AND {_ts_at_least(start_ms - MARGIN_MS)} "
             f"AND {_ts_at_most(ts_to_ms(last.ts) + MARGIN_MS)} "
             f"AND round_id = '' AND seq > {integer(first.seq)} AND seq < {integer(last.seq)}"
@@ -239,7 +247,7 @@ def _around(
 def _last_of(part: str, where: str) -> str:
     """The statement of the last event (in time, then seq) matching ``where``."""
     return (
-        f"SELECT {quote(part)} AS part, * FROM (SELECT {_EVENT_COLUMNS} FROM raw_events_v "
+        f"SELECT {quote(part)} AS part, * FROM (SELECT {_EVENT_COLUMNS} FROM raw_events "
         f"WHERE {where} ORDER BY ts DESC, seq DESC LIMIT 1)"
     )
 

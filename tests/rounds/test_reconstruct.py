@@ -219,3 +219,24 @@ def test_a_stored_round_takes_its_decks_dealing_and_the_table_events_between(
     assert stored.findings_source == "store"
     [from_files] = rounds_in_events(wire([t]), configs(), "LIR-C", "R-2")
     assert replace(stored, findings_source="events") == from_files
+
+
+def test_events_stored_twice_are_read_once(tmp_path: Path) -> None:
+    from tablewatch.rounds.from_store import load_round
+    from tablewatch.store.read_only import open_reader
+    from tests.rounds.conftest import fill_store
+    from tests.rounds.golden import LIR_EVENTS, write_files
+
+    events, config = write_files(tmp_path)
+    dsn = f"chdb:///{tmp_path / 'store'}"
+    fill_store(dsn, events, config)
+    fill_store(dsn, events, config)  # a redelivered batch: every row again, not merged yet
+    reader = open_reader(dsn)
+    try:
+        copies = reader.run("SELECT count() FROM raw_events WHERE table_id = 'LIR-G'").rows
+        report = load_round(reader, "LIR-G", "R-77")
+    finally:
+        reader.close()
+    assert copies[0][0] in (len(LIR_EVENTS), 2 * len(LIR_EVENTS))  # merged or not
+    assert [e.event_id for e in report.timeline] == [e["event_id"] for e in LIR_EVENTS[1:]]
+    assert report.paid == 51900 and [f.check for f in report.findings] == ["WRONG_PAYOUT"]
