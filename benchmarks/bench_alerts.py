@@ -83,6 +83,7 @@ def run(
     worker_port, alerter_port = free_port(), free_port()
     seen: dict[str, float] = {}  # finding_id -> first seen stored (time.time)
     severe: set[str] = set()
+    where: dict[str, tuple[str, str]] = {}  # finding_id -> (table_id, severity)
     with MailSink(free_port()) as mail:
         rules = root / "alerts.yaml"
         rules.write_text(RULES.format(smtp=mail.port))
@@ -116,12 +117,13 @@ def run(
                     while not stop.is_set():
                         rows = worker_query(
                             worker_port,
-                            "SELECT finding_id, severity FROM findings "
+                            "SELECT finding_id, severity, table_id FROM findings "
                             "WHERE judged_at > now64(3) - INTERVAL 30 SECOND",
                         )
                         now = time.time()
-                        for finding_id, severity in rows:
+                        for finding_id, severity, table_id in rows:
                             seen.setdefault(str(finding_id), now)
+                            where[str(finding_id)] = (str(table_id), str(severity))
                             if severity in ("high", "critical"):
                                 severe.add(str(finding_id))
                         time.sleep(0.05)
@@ -166,6 +168,17 @@ def run(
         for f in severe
         if stable_id("finding", f) in first_mail
     )
+    # a high finding at a table with a critical one seen before it: inhibited by design
+    criticals: dict[str, float] = {}
+    for f in severe:
+        table_id, severity = where[f]
+        if severity == "critical":
+            criticals[table_id] = min(criticals.get(table_id, seen[f]), seen[f])
+    missed = [f for f in severe if stable_id("finding", f) not in first_mail]
+    inhibited = [
+        f for f in missed
+        if where[f][1] != "critical" and criticals.get(where[f][0], float("inf")) <= seen[f]
+    ]  # fmt: skip
     return {
         "events_sent": count,
         "send_rate_events_per_s": round(count / elapsed),
@@ -174,7 +187,8 @@ def run(
         "findings_stored": len(seen),
         "findings_high_or_critical": len(severe),
         "mailed": len(waits),
-        "not_mailed": len(severe) - len(waits),
+        "not_mailed_inhibited": len(inhibited),
+        "not_mailed_otherwise": len(missed) - len(inhibited),
         "mails": mails,
         "latency_ms_p50": round(1000 * statistics.median(waits)) if waits else None,
         "latency_ms_p99": round(1000 * _quantile(waits, 0.99)) if waits else None,

@@ -83,9 +83,12 @@ def alert_of_finding(
     )
     if seat_bet:
         where += f" {seat_bet}"
-    amounts = ""
-    if finding.expected is not None or finding.actual is not None:
-        amounts = f": paid {money(finding.actual)}, expected {money(finding.expected)}"
+    amounts = ", ".join(
+        f"{word} {money(cents)}"
+        for word, cents in (("paid", finding.actual), ("expected", finding.expected))
+        if cents is not None
+    )
+    amounts = f": {amounts}" if amounts else ""
     url = (
         round_url(rules.auditor_url, finding.table_id, finding.round_id)
         if finding.round_id

@@ -32,6 +32,7 @@ def start_alerting(
     port: int,
     on_mail: Callable[[Mail], None],
     env: dict[str, str] | None = None,
+    auditor_url: str | None = None,
 ) -> str:
     """Start the three in ``stack`` (stopped when it closes); the alerter's URL."""
     rules = load_rules(rules_path)
@@ -46,5 +47,7 @@ def start_alerting(
         "--alertmanager", am.url, "--dsn", f"chdb:///{(run / 'alerter').resolve()}",
         *kafka.child_args(), "--topics-prefix", prefix, "--port", str(port),
     ]  # fmt: skip
+    if auditor_url:
+        args += ["--auditor-url", auditor_url]
     stack.enter_context(child_service(args, f"{alerter_url}/health", run / "alerter.log", env=env))
     return alerter_url

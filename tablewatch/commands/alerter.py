@@ -54,6 +54,12 @@ DEFAULT_ALERTS_DSN = "chdb:///.data/alerter"
     help="The trail's store: an embedded folder of the alerter's own (the worker holds "
     "its folder), or the ClickHouse server everything shares.",
 )
+@click.option(
+    "--auditor-url",
+    envvar="TABLEWATCH_AUDITOR_URL",
+    show_envvar=True,
+    help="The auditor pages' base URL for the round links (else the rules file's).",
+)
 @kafka_access_options
 @kafka_wait_option
 @topics_prefix_option
@@ -79,6 +85,7 @@ def alerter(
     config_path: Path | None,
     alertmanager: str,
     dsn: str,
+    auditor_url: str | None,
     kafka: KafkaAccess,
     kafka_wait: float,
     topics_prefix: str,
@@ -105,6 +112,10 @@ def alerter(
         rules = load_rules(rules_path)
     except RulesError as exc:
         fail(f"{rules_path} refused:\n{exc}")
+    if auditor_url:
+        import dataclasses
+
+        rules = dataclasses.replace(rules, auditor_url=auditor_url.rstrip("/"))
     tables: dict[str, TableInfo] = {}
     if config_path is not None:
         from tablewatch.config_file import load_config

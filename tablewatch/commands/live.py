@@ -145,7 +145,7 @@ def live(
 
             alerter = start_alerting(
                 stack, rules_path=alerts_path, run=run, config=config, kafka=kafka,
-                prefix=prefix, port=alerter_port, env=child_env,
+                prefix=prefix, port=alerter_port, env=child_env, auditor_url=api,
                 on_mail=lambda m: console.print(f"[bold magenta]MAIL[/] {escape(mail_text(m))}"),
             )  # fmt: skip
             console.print(f"alerts by {alerts_path}: the alerter at {alerter}/api/v1/alerts")

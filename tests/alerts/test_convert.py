@@ -155,3 +155,22 @@ def test_a_silent_controller_alert_names_when_it_was_last_heard() -> None:
 
 def test_round_url_quotes_both_parts() -> None:
     assert round_url("http://a", "T 1", "r#2") == "http://a/rounds/T%201/r%232"
+
+
+def test_a_payout_with_no_expected_amount_says_only_what_was_paid() -> None:
+    alert = alert_of_finding(
+        message(
+            check="JACKPOT_NOT_VALIDATED",
+            severity="high",
+            bet="progressive",
+            expected=None,
+            actual=100060,
+        ),
+        RULES,
+        raised_ms=RAISED,
+    )
+    assert alert is not None
+    assert alert.annotations["summary"] == (
+        "JACKPOT_NOT_VALIDATED at LIR-07 seat 3 progressive (Pit 1): paid $1,000.60"
+    )
+    assert alert.annotations["difference"] == ""
