@@ -54,6 +54,7 @@ class RowSource(Protocol):
 # every event row read: what it is to the reconstruction, its time, seq, id and bytes
 _EVENT_COLUMNS = "toUnixTimestamp64Milli(ts) AS at_ms, seq, event_id, payload"
 LOOK_BACK_MS = 86_400_000  # a deck's deck_in, the last meter reading: first the day before
+DECKS_LOOKED_AT = 64  # the day's last deck_ins read to find the round's deck's
 MARGIN_MS = 60_000  # table events between a round's first and last: within a minute of them
 
 Rows = Sequence[Sequence[Any]]
@@ -210,8 +211,10 @@ def _around(
             f"AND {_ts_at_most(ts_to_ms(last.ts) + MARGIN_MS)} "
             f"AND round_id = '' AND seq > {integer(first.seq)} AND seq < {integer(last.seq)}"
         )
-    if deck is not None:
-        parts.append(_last_of("deck", f"{before} AND {window} AND {deck}"))
+    if deck is not None:  # the day's last deck_ins, the deck's picked here (no JSON read)
+        parts.append(
+            _last_of("deck", f"{before} AND {window} AND type = 'deck_in'", DECKS_LOOKED_AT)
+        )
     parts.append(_last_of("meter", f"{before} AND {window} AND {meter_kind}"))
     if judged is not None:
         parts.append(
@@ -222,7 +225,11 @@ def _around(
         )
     rows = source.run(" UNION ALL ".join(parts)).rows
     between = _decoded(sorted((r for r in rows if r[0] == "between"), key=_in_time))
-    found_deck = _decoded([r for r in rows if r[0] == "deck"])
+    found_deck: list[AnyEvent] = [
+        e
+        for e in _decoded(sorted((r for r in rows if r[0] == "deck"), key=_in_time, reverse=True))
+        if isinstance(e, DeckIn) and e.deck_id == deck_id
+    ][:1]
     found_meter = _decoded([r for r in rows if r[0] == "meter"])
     if deck is not None and not found_deck:  # an old deck: its deck_in is further back
         found_deck = _decoded(source.run(_last_of("deck", f"{before} AND {deck}")).rows)
@@ -244,11 +251,11 @@ def _around(
     return timeline, dealing, meter, findings
 
 
-def _last_of(part: str, where: str) -> str:
-    """The statement of the last event (in time, then seq) matching ``where``."""
+def _last_of(part: str, where: str, count: int = 1) -> str:
+    """The statement of the last ``count`` events (in time, then seq) matching ``where``."""
     return (
         f"SELECT {quote(part)} AS part, * FROM (SELECT {_EVENT_COLUMNS} FROM raw_events "
-        f"WHERE {where} ORDER BY ts DESC, seq DESC LIMIT 1)"
+        f"WHERE {where} ORDER BY ts DESC, seq DESC LIMIT {integer(count)})"
     )
 
 
