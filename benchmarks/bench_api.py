@@ -1,7 +1,8 @@
 """The auditor API on a large store: the round reconstruction and the findings list.
 
     python benchmarks/bench_api.py [--rounds 1150000] [--seed-rounds 10000] [--tables 24]
-                                   [--dir DIR] [--reuse] [--requests 300] [--json]
+                                   [--dir DIR] [--reuse] [--requests 300] [--worker]
+                                   [--events-copies N] [--expand-from K] [--json]
 
 Filling the store fast (at least 1 M rounds and 10 M settlement lines): a simulated
 floor of ``--seed-rounds`` rounds (``tablewatch/sim``, ``--tables`` tables, errors
@@ -20,8 +21,14 @@ rows, with
 - everything else as the seed's: the same cards, wagers, settlements and findings.
 
 A copied round is therefore a genuine round to the reconstruction: its events decode,
-judge again and give the seed round's findings. The store is then ``OPTIMIZE``d (the
-worker's parts are merged in the background in production too).
+judge again and give the seed round's findings. The judged tables are then
+``OPTIMIZE``d (the worker's parts are merged in the background in production too).
+
+Writing the raw events is most of the cost (about 54 events a round, 62 M for 1.15 M
+rounds: on this shared machine 3 to 5 minutes per 8 copies). ``--events-copies N`` copies
+the events of the first N copies only (the rounds, lines and findings of all), and the
+rounds reconstructed are drawn from those; ``--expand-from K`` goes on expanding a store
+filled up to copy K - 1.
 
 Measured, in the same process and the same run: the API over HTTP (uvicorn on a thread,
 httpx with keep-alive) and, as the baseline, the same reads called directly on the same
@@ -29,9 +36,7 @@ readers (no HTTP, no JSON), for
 - the reconstruction of random rounds (p50, p95): ``GET /api/v1/rounds/{table}/{round}``;
 - the findings list with filters (p95): a check, a table, a check, a table and a time
   window, a severity and a time window, another check; and the second page by cursor
-  (``limit=100``); directly also through ``findings_v`` itself (the view's join
-  aggregates every round of the store: ``findings_direct_view``, the baseline of the
-  statement the API runs, ``findings_direct``).
+  (``limit=100``).
 Targets: reconstruction p95 <= 50 ms, findings page p95 <= 200 ms.
 """
 
@@ -84,13 +89,12 @@ SEQ_STEP = 10_000_000
 JUDGED_AT = 1_796_000_000_000
 
 
-def seed(client: Client, tables: int, rounds: int) -> tuple[int, int]:
-    """The simulated floor, audited and written as the worker writes it; (min, max) ts."""
+def seed(client: Client, tables: int, rounds: int) -> None:
+    """The simulated floor, audited and written as the worker writes it."""
     floor = Floor(tables=tables, rounds=rounds, seed=3, error_rate=0.05, jackpot_rate=0.02)
     auditor = Auditor(parse_config(floor.config))
     writer = StoreWriter(client)
     batch = StoreBatch()
-    first = last = None
     for offset, event in enumerate(floor.events()):
         raw = encode_event(event)
         decoded = decode_event(raw)
@@ -103,10 +107,6 @@ def seed(client: Client, tables: int, rounds: int) -> tuple[int, int]:
     writer.insert_batch(batch)
     entries = {t: entry_json(e) for t, e in floor.config["tables"].items()}
     write_directory(client, directory_rows(parse_config(floor.config), entries, JUDGED_AT))
-    ((first, last),) = client.query(
-        "SELECT toUnixTimestamp64Milli(min(ts)), toUnixTimestamp64Milli(max(ts)) FROM raw_events"
-    ).result_rows
-    return int(first), int(last)
 
 
 def _ts_text(column: str) -> str:
@@ -117,27 +117,48 @@ def _ts_text(column: str) -> str:
     )
 
 
-def expand(client: Client, copies: int, span_ms: int, per_statement: int = 8) -> None:
-    """``copies`` copies of the seed rows (see the module's docstring)."""
+def expand(
+    client: Client,
+    copies: int,
+    span_ms: int,
+    *,
+    first: int = 1,
+    events_until: int | None = None,
+    per_statement: int = 8,
+) -> None:
+    """Copies ``first`` to ``copies`` of the seed rows (see the module's docstring); the raw
+    events of copies up to ``events_until`` only (None: of all)."""
     k = "toString(n.number)"
     shift = f"n.number * {span_ms}"
     # the seed's rows: judged (stored) at JUDGED_AT, their copies 1 ms later
     seed_only = f"judged_at = fromUnixTimestamp64Milli({JUDGED_AT}, 'UTC')"
     copied = f"fromUnixTimestamp64Milli({JUDGED_AT + 1}, 'UTC')"
-    for start in range(1, copies + 1, per_statement):
+    for start in range(first, copies + 1, per_statement):
         stop = min(copies + 1, start + per_statement)
         numbers = f"(SELECT number FROM numbers({start}, {stop - start})) AS n"
         new_ts = f"addMilliseconds(ts, {shift})"
-        client.command(
-            f"""INSERT INTO raw_events (table_id, event_id, seq, ts, type, round_id, payload,
+        if events_until is None or start <= events_until:
+            last = stop if events_until is None else min(stop, events_until + 1)
+            events = f"(SELECT number FROM numbers({start}, {last - start})) AS n"
+            _copy_events(client, events, new_ts, k, seq_shift=f"n.number * {SEQ_STEP}",
+                         copied=copied)  # fmt: skip
+        _copy_judged(client, numbers, k, shift, seed_only, copied)
+        print(f"  copies {start}-{stop - 1} of {copies}", flush=True)
+
+
+def _copy_events(
+    client: Client, numbers: str, new_ts: str, k: str, *, seq_shift: str, copied: str
+) -> None:
+    client.command(
+        f"""INSERT INTO raw_events (table_id, event_id, seq, ts, type, round_id, payload,
                 kafka_partition, kafka_offset, ingested_at, chain_pos, chain_prev, chain_hash)
-            SELECT table_id, concat(event_id, '.', {k}), seq + n.number * {SEQ_STEP},
+            SELECT table_id, concat(event_id, '.', {k}), seq + {seq_shift},
                 {new_ts}, type, if(round_id = '', '', concat(round_id, '.', {k})),
                 replaceOne(replaceOne(replaceOne(replaceOne(payload,
                     concat('"event_id":"', event_id, '"'),
                     concat('"event_id":"', event_id, '.', {k}, '"')),
                     concat('"seq":', toString(seq), ','),
-                    concat('"seq":', toString(seq + n.number * {SEQ_STEP}), ',')),
+                    concat('"seq":', toString(seq + {seq_shift}), ',')),
                     concat('"ts":"', {_ts_text("ts")}, '"'),
                     concat('"ts":"', {_ts_text(new_ts)}, '"')),
                     concat('"round_id":"', round_id, '"'),
@@ -145,53 +166,73 @@ def expand(client: Client, copies: int, span_ms: int, per_statement: int = 8) ->
                 kafka_partition, kafka_offset, {copied}, chain_pos, chain_prev, chain_hash
             FROM raw_events CROSS JOIN {numbers}
             WHERE ingested_at = fromUnixTimestamp64Milli({JUDGED_AT}, 'UTC')"""
-        )
-        client.command(
-            f"""INSERT INTO rounds (table_id, round_id, start_event_id, game, start_ts, end_ts,
-                dealer_id, deck_id, seats, wagered, paid, voided, complete, finding_count,
-                judged_at)
-            SELECT table_id, concat(round_id, '.', {k}), concat(start_event_id, '.', {k}), game,
-                addMilliseconds(start_ts, {shift}), addMilliseconds(end_ts, {shift}), dealer_id,
-                deck_id, seats, wagered, paid, voided, complete, finding_count, {copied}
-            FROM rounds CROSS JOIN {numbers} WHERE {seed_only}"""
-        )
-        client.command(
-            f"""INSERT INTO settlements (table_id, round_id, start_event_id, seat, bet, stake,
-                expected_result, expected_paid, actual_result, actual_paid, start_ts, judged_at)
-            SELECT table_id, concat(round_id, '.', {k}), concat(start_event_id, '.', {k}), seat,
-                bet, stake, expected_result, expected_paid, actual_result, actual_paid,
-                addMilliseconds(start_ts, {shift}), {copied}
-            FROM settlements CROSS JOIN {numbers} WHERE {seed_only}"""
-        )
-        client.command(
-            f"""INSERT INTO findings (finding_id, table_id, round_id, start_event_id, check,
-                severity, regulation, seat, bet, expected, actual, message, event_ids, ts,
-                judged_at)
-            SELECT lower(hex(MD5(concat(finding_id, '.', {k})))), table_id,
-                if(round_id = '', '', concat(round_id, '.', {k})),
-                if(start_event_id = '', '', concat(start_event_id, '.', {k})), check, severity,
-                regulation, seat, bet, expected, actual, message,
-                arrayMap(e -> concat(e, '.', {k}), event_ids),
-                if(ts IS NULL, NULL, addMilliseconds(assumeNotNull(ts), {shift})), {copied}
-            FROM findings CROSS JOIN {numbers} WHERE {seed_only}"""
-        )
-        print(f"  copies {start}-{stop - 1} of {copies}", flush=True)
+    )
 
 
-def fill(directory: Path, rounds: int, seed_rounds: int, tables: int) -> dict[str, Any]:
+def _copy_judged(client: Client, numbers: str, k: str, shift: str, seed_only: str,
+                 copied: str) -> None:  # fmt: skip
+    """The rounds, settlement lines and findings of the copies of ``numbers``."""
+    client.command(
+        f"""INSERT INTO rounds (table_id, round_id, start_event_id, game, start_ts, end_ts,
+            dealer_id, deck_id, seats, wagered, paid, voided, complete, finding_count,
+            judged_at)
+        SELECT table_id, concat(round_id, '.', {k}), concat(start_event_id, '.', {k}), game,
+            addMilliseconds(start_ts, {shift}), addMilliseconds(end_ts, {shift}), dealer_id,
+            deck_id, seats, wagered, paid, voided, complete, finding_count, {copied}
+        FROM rounds CROSS JOIN {numbers} WHERE {seed_only}"""
+    )
+    client.command(
+        f"""INSERT INTO settlements (table_id, round_id, start_event_id, seat, bet, stake,
+            expected_result, expected_paid, actual_result, actual_paid, start_ts, judged_at)
+        SELECT table_id, concat(round_id, '.', {k}), concat(start_event_id, '.', {k}), seat,
+            bet, stake, expected_result, expected_paid, actual_result, actual_paid,
+            addMilliseconds(start_ts, {shift}), {copied}
+        FROM settlements CROSS JOIN {numbers} WHERE {seed_only}"""
+    )
+    client.command(
+        f"""INSERT INTO findings (finding_id, table_id, round_id, start_event_id, check,
+            severity, regulation, seat, bet, expected, actual, message, event_ids, ts,
+            judged_at)
+        SELECT lower(hex(MD5(concat(finding_id, '.', {k})))), table_id,
+            if(round_id = '', '', concat(round_id, '.', {k})),
+            if(start_event_id = '', '', concat(start_event_id, '.', {k})), check, severity,
+            regulation, seat, bet, expected, actual, message,
+            arrayMap(e -> concat(e, '.', {k}), event_ids),
+            if(ts IS NULL, NULL, addMilliseconds(assumeNotNull(ts), {shift})), {copied}
+        FROM findings CROSS JOIN {numbers} WHERE {seed_only}"""
+    )
+
+
+def fill(
+    directory: Path,
+    rounds: int,
+    seed_rounds: int,
+    tables: int,
+    *,
+    first: int = 1,
+    events_until: int | None = None,
+) -> dict[str, Any]:
+    """Seed and expand the store (``first`` > 1: go on expanding a store filled up to
+    copy ``first - 1``)."""
     dsn = f"chdb:///{directory}"
     client = connect(dsn)
     try:
         migrate(client)
         started = time.perf_counter()
-        first, last = seed(client, tables, seed_rounds)
+        if first == 1:
+            seed(client, tables, seed_rounds)
+        ((low, high),) = client.query(
+            "SELECT toUnixTimestamp64Milli(min(ts)), toUnixTimestamp64Milli(max(ts)) "
+            f"FROM raw_events WHERE ingested_at = fromUnixTimestamp64Milli({JUDGED_AT}, 'UTC')"
+        ).result_rows
         seeded = time.perf_counter() - started
         copies = max(0, -(-rounds // seed_rounds) - 1)
         started = time.perf_counter()
-        expand(client, copies, last - first + 60_000)
+        expand(client, copies, int(high) - int(low) + 60_000, first=first,
+               events_until=events_until)  # fmt: skip
         expanded = time.perf_counter() - started
         started = time.perf_counter()
-        for table in ("raw_events", "rounds", "settlements", "findings"):
+        for table in ("rounds", "settlements", "findings"):
             client.command(f"OPTIMIZE TABLE {table} FINAL")
         optimized = time.perf_counter() - started
         return {"seed_s": seeded, "expand_s": expanded, "optimize_s": optimized, **counts(client)}
@@ -218,10 +259,12 @@ def timed(call: Callable[[], Any], times: list[float]) -> Any:
     return out
 
 
-def measure(directory: Path, requests: int, worker: bool) -> dict[str, Any]:
+def measure(
+    directory: Path, requests: int, worker: bool, events_copies: int | None
+) -> dict[str, Any]:
     dsn = f"chdb:///{directory}"
     pool = ReaderPool(lambda: open_product_reader(dsn), size=4)
-    rounds, filters = samples(pool, requests)
+    rounds, filters = samples(pool, requests, events_copies)
     results: dict[str, Any] = {"rounds_sampled": len(rounds), "findings_queries": len(filters)}
     results.update(timings(pool, rounds, filters, direct=True, label=""))
     pool.close()
@@ -262,11 +305,17 @@ def running_worker(directory: Path) -> Iterator[str]:
 TABLES_OF: dict[Path, int] = {}
 
 
-def samples(pool: ReaderPool, requests: int) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
+def samples(
+    pool: ReaderPool, requests: int, events_copies: int | None
+) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
     """Random rounds to reconstruct, and findings filters."""
     rng = random.Random(5)
+    # rounds whose events were copied (the seed's, copy 0, and those up to --events-copies)
+    copy = "toUInt32OrZero(splitByChar('.', round_id)[2])"
+    upto = f" AND {copy} <= {int(events_copies)}" if events_copies is not None else ""
     sample = pool.run(
-        "SELECT table_id, round_id FROM rounds_v WHERE cityHash64(round_id) % 997 = 3 LIMIT 5000"
+        "SELECT table_id, round_id FROM rounds_v WHERE cityHash64(round_id) % 97 = 3"
+        f"{upto} LIMIT 5000"
     ).rows
     rounds = [(str(t), str(r)) for t, r in rng.sample(list(sample), min(requests, len(sample)))]
     tables = sorted({t for t, _ in rounds})
@@ -315,6 +364,7 @@ def timings(
             for table_id, round_id in rounds:
                 timed(lambda t=table_id, r=round_id: load_round(source, t, r), times)  # type: ignore[misc]
             results["reconstruction_direct"] = _summary(times)
+            print(f"  reconstruction_direct: {results['reconstruction_direct']}", flush=True)
         times = []
         for table_id, round_id in rounds:
             reply = timed(
@@ -323,17 +373,14 @@ def timings(
             )
             reply.raise_for_status()
         results[f"reconstruction_http{label}"] = _summary(times)
-        pages = (("findings_direct_view", "view"), ("findings_direct", "direct")) if direct else ()
+        print(f"  reconstruction_http{label}: {results[f'reconstruction_http{label}']}", flush=True)
+        pages = (("findings_direct", "direct"),) if direct else ()
         for name, page in (*pages, (f"findings_http{label}", "http")):
             times = []
             cursor_times: list[float] = []
             for params in filters:
-                if page in ("direct", "view"):
-                    view = page == "view"
-                    got = timed(
-                        lambda p=params, v=view: list_findings(source, Filters(**p), via_view=v),  # type: ignore[misc]
-                        times,
-                    )
+                if page == "direct":
+                    got = timed(lambda p=params: list_findings(source, Filters(**p)), times)  # type: ignore[misc]
                     cursor = got.next_cursor
                 else:
                     reply = timed(lambda p=params: http.get("/api/v1/findings", params=p), times)  # type: ignore[misc]
@@ -348,6 +395,7 @@ def timings(
                     )
                     nxt.raise_for_status()
             results[name] = _summary(times)
+            print(f"  {name}: {results[name]}", flush=True)
             if cursor_times:
                 results[f"findings_next_page_http{label}"] = _summary(cursor_times)
     return results
@@ -369,6 +417,13 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=24)
     parser.add_argument("--dir", type=Path, default=None)
     parser.add_argument("--reuse", action="store_true", help="measure the store in --dir as it is")
+    parser.add_argument(
+        "--expand-from", type=int, default=1, help="go on expanding --dir from this copy"
+    )
+    parser.add_argument(
+        "--events-copies", type=int, default=None,
+        help="copy the raw events of the first N copies only (default: of every copy)",
+    )  # fmt: skip
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
@@ -379,10 +434,11 @@ def main() -> None:
     out: dict[str, Any] = {"store": str(directory)}
     if not args.reuse:
         print(f"filling {directory} ...", flush=True)
-        out["fill"] = fill(directory, args.rounds, args.seed_rounds, args.tables)
+        out["fill"] = fill(directory, args.rounds, args.seed_rounds, args.tables,
+                           first=args.expand_from, events_until=args.events_copies)  # fmt: skip
         print(json.dumps(out["fill"]), flush=True)
     TABLES_OF[directory] = args.tables
-    out.update(measure(directory, args.requests, args.worker))
+    out.update(measure(directory, args.requests, args.worker, args.events_copies))
     if args.json:
         print(json.dumps(out))
         return

@@ -107,14 +107,9 @@ def _directory_where(f: Filters) -> str:
     return " AND ".join(parts)
 
 
-def list_findings(source: RowSource, f: Filters, *, via_view: bool = False) -> FindingsPage:
-    """Findings newest first (by their time, a table-level one's judgement time).
-
-    The findings shown are ``findings_v``'s: a round's findings of its latest judgement
-    only. The view finds each round's latest judgement by aggregating every round of the
-    store, whatever the filters (only a table or round pushes into its join); this
-    statement applies the view's rule to the rounds of the findings the filters select
-    alone (``via_view=True``: the view itself, the benchmark's baseline)."""
+def list_findings(source: RowSource, f: Filters) -> FindingsPage:
+    """Findings newest first (by their time, a table-level one's judgement time), as
+    ``findings_v`` shows them: a round's findings of its latest judgement only."""
     where = _finding_where(f)
     if f.cursor is not None:
         sort_ms, finding_id = decode_cursor(f.cursor, (int, str))
@@ -122,37 +117,16 @@ def list_findings(source: RowSource, f: Filters, *, via_view: bool = False) -> F
             "(toUnixTimestamp64Milli(ifNull(ts, judged_at)), finding_id) < "
             f"({literal(sort_ms)}, {literal(finding_id)})"
         )
-    order = f" ORDER BY sort_ms DESC, finding_id DESC LIMIT {f.limit + 1}"
-    if via_view:
-        sql = f"SELECT {_FINDING_COLUMNS} FROM findings_v"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-    else:
-        sql = _current_findings(" AND ".join(where) or "1")
-    rows = _rows(source, sql + order)
+    sql = f"SELECT {_FINDING_COLUMNS} FROM findings_v"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += f" ORDER BY sort_ms DESC, finding_id DESC LIMIT {f.limit + 1}"
+    rows = _rows(source, sql)
     items = [finding_of(row) for row in rows[: f.limit]]
     more = len(rows) > f.limit
     last = rows[f.limit - 1] if more else None
     return FindingsPage(
         items=items, next_cursor=encode_cursor([int(last[15]), str(last[0])]) if last else None
-    )
-
-
-def _current_findings(where: str) -> str:
-    """``findings_v``'s rows that match ``where`` (see :func:`list_findings`): the rule of
-    migration 0005's view, a round-level finding shown when written by its round's latest
-    judgement or later (or its round row is not written yet), over only the rounds of the
-    findings that match."""
-    return (
-        f"SELECT {_FINDING_COLUMNS} FROM (SELECT * FROM findings FINAL WHERE {where}) AS f "
-        "LEFT JOIN (SELECT table_id AS r_table, round_id AS r_round, "
-        "start_event_id AS r_start, max(judged_at) AS round_judged_at FROM rounds "
-        "WHERE (table_id, round_id, start_event_id) IN (SELECT table_id, round_id, "
-        f"start_event_id FROM findings WHERE round_id != '' AND {where}) "
-        "GROUP BY table_id, round_id, start_event_id) AS r "
-        "ON f.table_id = r.r_table AND f.round_id = r.r_round AND f.start_event_id = r.r_start "
-        "WHERE f.round_id = '' OR f.judged_at >= "
-        "coalesce(r.round_judged_at, toDateTime64(0, 3, 'UTC'))"
     )
 
 
