@@ -225,21 +225,22 @@ def _around(
         )
     rows = source.run(" UNION ALL ".join(parts)).rows
     between = _decoded(sorted((r for r in rows if r[0] == "between"), key=_in_time))
-    found_deck: list[AnyEvent] = [
+    found_deck: list[DeckIn] = [
         e
         for e in _decoded(sorted((r for r in rows if r[0] == "deck"), key=_in_time, reverse=True))
         if isinstance(e, DeckIn) and e.deck_id == deck_id
     ][:1]
     found_meter = _decoded([r for r in rows if r[0] == "meter"])
     if deck is not None and not found_deck:  # an old deck: its deck_in is further back
-        found_deck = _decoded(source.run(_last_of("deck", f"{before} AND {deck}")).rows)
+        older = _decoded(source.run(_last_of("deck", f"{before} AND {deck}")).rows)
+        found_deck = [e for e in older if isinstance(e, DeckIn)]
     metered = any(
         isinstance(e, Wager) and (t := config.paytables.get(e.bet)) is not None and t.pays_meter
         for e in own
     )
     if metered and not found_meter:
         found_meter = _decoded(source.run(_last_of("meter", f"{before} AND {meter_kind}")).rows)
-    dealing = next((e.dealing for e in found_deck if isinstance(e, DeckIn)), None)
+    dealing = found_deck[0].dealing if found_deck else None
     meter = next((e.amount for e in found_meter if isinstance(e, Meter)), None)
     timeline = sorted([*own, *between], key=lambda e: (e.seq, e.event_id))
     findings = None

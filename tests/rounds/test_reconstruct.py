@@ -240,3 +240,26 @@ def test_events_stored_twice_are_read_once(tmp_path: Path) -> None:
     assert copies[0][0] in (len(LIR_EVENTS), 2 * len(LIR_EVENTS))  # merged or not
     assert [e.event_id for e in report.timeline] == [e["event_id"] for e in LIR_EVENTS[1:]]
     assert report.paid == 51900 and [f.check for f in report.findings] == ["WRONG_PAYOUT"]
+
+
+def test_an_old_decks_dealing_is_found_past_the_day_before(tmp_path: Path) -> None:
+    from tablewatch.rounds.from_store import load_round
+    from tablewatch.store.read_only import open_reader
+    from tests.rounds.conftest import fill_store
+
+    t = lir_table("LIR-C", dealing="manual_shoe")
+    t.wait(25 * 3_600_000)  # the deck went in 25 hours before the round
+    lir_round(t, "R-1")
+    events = tmp_path / "events.jsonl"
+    events.write_bytes(t.jsonl())
+    config = tmp_path / "tables.yaml"
+    config.write_text(yaml.safe_dump(CONFIG), encoding="utf-8")
+    dsn = f"chdb:///{tmp_path / 'store'}"
+    fill_store(dsn, events, config)
+    reader = open_reader(dsn)
+    try:
+        stored = load_round(reader, "LIR-C", "R-1")
+    finally:
+        reader.close()
+    assert stored.dealing == "manual_shoe"
+    assert "DECK_CHANGE_OVERDUE" in [f.check for f in stored.findings]
