@@ -219,6 +219,8 @@ def child(mode: str, arguments: dict[str, str]) -> dict[str, Any]:
         replay(source, configs, recorder)
         seconds = time.perf_counter() - start
         record_end(recorder, "complete")
+        if mode == "kafka":
+            source.close()
     return {
         "seconds": seconds,
         "events": record.events,

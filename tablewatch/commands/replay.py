@@ -177,9 +177,14 @@ def _replay(
         source, where = _source(
             source_name, paths, since_ms, until_ms, wanted, client, topic, kafka
         )
-        return _run(
-            source, where, source_name, configs, config_path, wanted, client, dsn, fmt, limit
-        )
+        try:
+            return _run(
+                source, where, source_name, configs, config_path, wanted, client, dsn, fmt, limit
+            )
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
 
 
 @contextmanager
@@ -236,6 +241,7 @@ def _source(
     try:
         described = kafka_source.describe()
     except KafkaUnusable as exc:
+        kafka_source.close()
         raise Unusable(str(exc)) from exc
     return kafka_source, " ".join([described, *bounds])
 
