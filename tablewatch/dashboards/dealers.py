@@ -9,13 +9,16 @@ from tablewatch.dashboards import filters
 from tablewatch.dashboards.panels import DashboardSpec, PanelSql
 
 _ROUNDS = f"""
-    SELECT table_id, round_id, start_event_id, ifNull(dealer_id, '') AS dealer_id
-    FROM rounds FINAL
-    WHERE $__timeFilter_ms(start_ts) AND {filters.tables()}"""
-_FINDINGS = f"""
-    SELECT table_id, round_id, start_event_id, check
-    FROM findings FINAL
-    WHERE round_id != '' AND $__timeFilter_ms(ifNull(ts, judged_at)) AND {filters.tables()}"""
+        SELECT table_id, round_id, start_event_id, ifNull(dealer_id, '') AS dealer_id,
+               count() OVER (PARTITION BY dealer_id) AS dealer_rounds,
+               count() OVER () AS floor_rounds
+        FROM rounds FINAL
+        WHERE $__timeFilter_ms(start_ts) AND {filters.tables()}"""
+_FINDINGS_BY_ROUND = f"""
+        SELECT table_id, round_id, start_event_id, check, count() AS n
+        FROM findings FINAL
+        WHERE round_id != '' AND $__timeFilter_ms(ifNull(ts, judged_at)) AND {filters.tables()}
+        GROUP BY table_id, round_id, start_event_id, check"""
 
 ERRORS_PER_100_ROUNDS_BY_DEALER_AND_CHECK = PanelSql(
     name="errors_per_100_rounds_by_dealer_and_check",
@@ -25,30 +28,25 @@ ERRORS_PER_100_ROUNDS_BY_DEALER_AND_CHECK = PanelSql(
     height=10,
     columns=("dealer_id", "check", "findings", "rounds", "per_100_rounds", "floor_per_100_rounds"),
     sql=f"""
-WITH r AS ({_ROUNDS}
-), f AS ({_FINDINGS}
-), dealt AS (SELECT dealer_id, count() AS rounds FROM r GROUP BY dealer_id
-), floor AS (SELECT count() AS rounds FROM r
-)
-SELECT e.dealer_id AS dealer_id, e.check AS check, e.findings AS findings,
-       d.rounds AS rounds, round(100 * e.findings / d.rounds, 2) AS per_100_rounds,
-       round(100 * c.findings / (SELECT rounds FROM floor), 2) AS floor_per_100_rounds
+SELECT dealer_id, check, findings, rounds, round(100 * findings / rounds, 2) AS per_100_rounds,
+       round(100 * check_findings / floor_rounds, 2) AS floor_per_100_rounds
 FROM
 (
-    SELECT r.dealer_id AS dealer_id, f.check AS check, count() AS findings
-    FROM f INNER JOIN r ON f.table_id = r.table_id AND f.round_id = r.round_id
-                       AND f.start_event_id = r.start_event_id
-    GROUP BY dealer_id, check
-) AS e
-INNER JOIN dealt AS d ON d.dealer_id = e.dealer_id
-INNER JOIN
-(
-    SELECT f.check AS check, count() AS findings
-    FROM f INNER JOIN r ON f.table_id = r.table_id AND f.round_id = r.round_id
-                       AND f.start_event_id = r.start_event_id
-    GROUP BY check
-) AS c ON c.check = e.check
-WHERE {filters.dealers("e.dealer_id")}
+    SELECT dealer_id, check, findings, rounds, floor_rounds,
+           sum(findings) OVER (PARTITION BY check) AS check_findings
+    FROM
+    (
+        SELECT r.dealer_id AS dealer_id, f.check AS check, sum(f.n) AS findings,
+               any(r.dealer_rounds) AS rounds, any(r.floor_rounds) AS floor_rounds
+        FROM ({_ROUNDS}
+        ) AS r
+        INNER JOIN ({_FINDINGS_BY_ROUND}
+        ) AS f ON f.table_id = r.table_id AND f.round_id = r.round_id
+              AND f.start_event_id = r.start_event_id
+        GROUP BY dealer_id, check
+    )
+)
+WHERE {filters.dealers()}
 ORDER BY per_100_rounds DESC, dealer_id, check
 """,
 )
@@ -60,22 +58,29 @@ ERRORS_PER_100_ROUNDS_BY_DEALER = PanelSql(
     width=24,
     columns=("dealer_id", "rounds", "findings", "per_100_rounds", "floor_per_100_rounds"),
     sql=f"""
-WITH r AS ({_ROUNDS}
-), f AS ({_FINDINGS}
-), found AS
+SELECT dealer_id, rounds, findings, round(100 * findings / rounds, 2) AS per_100_rounds,
+       round(100 * floor_findings / floor_rounds, 2) AS floor_per_100_rounds
+FROM
 (
-    SELECT r.dealer_id AS dealer_id, count() AS findings
-    FROM f INNER JOIN r ON f.table_id = r.table_id AND f.round_id = r.round_id
-                       AND f.start_event_id = r.start_event_id
-    GROUP BY dealer_id
+    SELECT dealer_id, rounds, findings, sum(rounds) OVER () AS floor_rounds,
+           sum(findings) OVER () AS floor_findings
+    FROM
+    (
+        SELECT r.dealer_id AS dealer_id, count() AS rounds, sum(f.n) AS findings
+        FROM ({_ROUNDS}
+        ) AS r
+        LEFT JOIN
+        (
+            SELECT table_id, round_id, start_event_id, sum(n) AS n
+            FROM ({_FINDINGS_BY_ROUND}
+            )
+            GROUP BY table_id, round_id, start_event_id
+        ) AS f ON f.table_id = r.table_id AND f.round_id = r.round_id
+              AND f.start_event_id = r.start_event_id
+        GROUP BY dealer_id
+    )
 )
-SELECT d.dealer_id AS dealer_id, d.rounds AS rounds, ifNull(x.findings, 0) AS findings,
-       round(100 * ifNull(x.findings, 0) / d.rounds, 2) AS per_100_rounds,
-       round(100 * (SELECT sum(findings) FROM found) / (SELECT count() FROM r), 2)
-           AS floor_per_100_rounds
-FROM (SELECT dealer_id, count() AS rounds FROM r GROUP BY dealer_id) AS d
-LEFT JOIN found AS x ON x.dealer_id = d.dealer_id
-WHERE {filters.dealers("d.dealer_id")}
+WHERE {filters.dealers()}
 ORDER BY per_100_rounds DESC, dealer_id
 """,
 )

@@ -47,7 +47,8 @@ ORDER BY time, severity
 TABLE_TILES = PanelSql(
     name="table_tiles",
     title="Tables: rounds per hour, open findings, seconds since the last event",
-    description="A controller gone silent shows as a growing age of its last event.",
+    description="A controller gone silent shows as a growing age of its last event; "
+    "none in 31 days: no age.",
     kind="table",
     width=24,
     height=10,
@@ -79,7 +80,8 @@ LEFT JOIN
 ) AS f ON f.table_id = d.table_id
 LEFT JOIN
 (
-    SELECT table_id, max(last_event_ts) AS last_event_ts FROM table_activity GROUP BY table_id
+    SELECT table_id, max(last_event_ts) AS last_event_ts FROM table_activity
+    WHERE hour >= toStartOfHour(now()) - INTERVAL 31 DAY GROUP BY table_id
 ) AS a ON a.table_id = d.table_id
 WHERE {filters.tables("d.table_id")}
 ORDER BY open_findings DESC, table_id
