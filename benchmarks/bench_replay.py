@@ -206,7 +206,8 @@ def child(mode: str, arguments: dict[str, str]) -> dict[str, Any]:
         if mode == "files":
             source = FileSource([Path(arguments["events"])])
         elif mode == "store":
-            source = StoreSource(client)
+            wanted = arguments["tables"].split(",") if arguments.get("tables") else None
+            source = StoreSource(client, tables=wanted)
         else:
             source = KafkaSource(KafkaAccess(arguments["bootstrap"]), TOPIC)
             source.ranges()
