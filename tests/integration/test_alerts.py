@@ -44,7 +44,7 @@ def test_wrong_payout_from_a_simulated_floor_reaches_the_pit_manager_by_mail_and
                     for a in h.body.get("alerts", ())
                     if a["labels"]["check"] == "WRONG_PAYOUT"
                 ],
-                timeout=90,
+                timeout=240,  # the worker starts slowly on a loaded machine
             )
             mails = wait_for(
                 "a WRONG_PAYOUT mail to the pit manager",
