@@ -135,6 +135,65 @@ def ensure_big_store(events: Path, config: Path) -> tuple[Path, Path]:
     return directory, big_config
 
 
+def ensure_long_store(events: Path) -> Path:
+    """``replay-10m-12``: the 1 M floor's 12 tables played ten times over, by SQL: copy k
+    of each event has its event id's first character replaced by k, its seq, chain
+    position and ts shifted past the previous copy's, its round id suffixed ``-k<k>``,
+    and its payload rewritten to say the same."""
+    directory = CACHE / "replay-10m-12"
+    done = directory / ".complete"
+    if done.exists():
+        return directory
+    from tablewatch.store.client import open_store
+    from tablewatch.store.migrate import migrate
+
+    print(
+        f"making {directory} (once: the file, then nine later copies by SQL) ...", file=sys.stderr
+    )
+    with open_store(_dsn(directory)) as client:
+        migrate(client)
+        client.command("TRUNCATE TABLE raw_events")
+        _load(client, events)
+        span_ms, seq_span, pos_span = (
+            int(v)
+            for v in client.query(
+                "SELECT toUnixTimestamp64Milli(max(ts)) - toUnixTimestamp64Milli(min(ts)) "
+                "+ 3600000, max(seq) + 1, max(chain_pos) FROM raw_events"
+            ).result_rows[0]
+        )
+        stamp = (
+            "concat(formatDateTime({t}, '%Y-%m-%dT%H:%i:%S', 'UTC'), '.', "
+            "leftPad(toString(toUnixTimestamp64Milli({t}) % 1000), 3, '0'), 'Z')"
+        )
+        for k in range(1, COPIES):
+            shift = k * span_ms
+            new_ts = f"fromUnixTimestamp64Milli(toUnixTimestamp64Milli(ts) + {shift}, 'UTC')"
+            new_id = f"concat('{k}', substring(event_id, 2))"
+            new_round = f"if(round_id = '', '', concat(round_id, '-k{k}'))"
+            new_seq = f"seq + {k * seq_span}"
+            swaps = [  # (what the payload says, what it says in copy k)
+                ("'\"event_id\":\"', event_id, '\"'", f"'\"event_id\":\"', {new_id}, '\"'"),
+                ("'\"seq\":', toString(seq), ','", f"'\"seq\":', toString({new_seq}), ','"),
+                (f"'\"ts\":\"', {stamp.format(t='ts')}, '\"'",
+                 f"'\"ts\":\"', {stamp.format(t=new_ts)}, '\"'"),
+                ("'\"round_id\":\"', round_id, '\"'", f"'\"round_id\":\"', {new_round}, '\"'"),
+            ]  # fmt: skip
+            payload = "payload"
+            for old, new in swaps:
+                payload = f"replaceOne({payload}, concat({old}), concat({new}))"
+            client.command(
+                f"INSERT INTO raw_events SELECT table_id, {new_id}, seq + {k * seq_span}, "
+                f"{new_ts}, type, {new_round}, {payload}, kafka_partition, kafka_offset, "
+                f"ingested_at, chain_pos + {k * pos_span}, chain_prev, chain_hash "
+                f"FROM raw_events WHERE seq < {seq_span}"
+            )
+        client.command("OPTIMIZE TABLE raw_events FINAL")
+        count = int(client.query("SELECT count() FROM raw_events").result_rows[0][0])
+        print(f"{directory}: {count:,} events", file=sys.stderr)
+    done.touch()
+    return directory
+
+
 def ensure_topic(events: Path, bootstrap: str) -> int:
     """The floor's events in :data:`TOPIC` (produced once); how many it holds."""
     from kafka import KafkaConsumer, KafkaProducer, TopicPartition
@@ -289,10 +348,13 @@ def main() -> None:
         big, big_config = ensure_big_store(events, config)
         small = measure("store", arguments["store"])
         large = measure("store", base | {"dsn": _dsn(big), "config": str(big_config)})
+        long = measure("store", base | {"dsn": _dsn(ensure_long_store(events))})
         results["memory"] = {
             "1m": small,
             "10m": large,
+            "10m_12_tables": long,
             "ratio": large["rss_kb"] / small["rss_kb"],
+            "ratio_12_tables": long["rss_kb"] / small["rss_kb"],
         }
     if options.json:
         print(json.dumps(results, indent=2))
@@ -306,14 +368,17 @@ def main() -> None:
         )
     if options.memory:
         memory = results["memory"]
-        for name in ("1m", "10m"):
+        for name in ("1m", "10m", "10m_12_tables"):
             run = memory[name]
             rate = run["events"] / run["seconds"]
             print(
                 f"  store replay of {run['events']:,} events: {rate:,.0f} events/s, "
                 f"peak RSS {run['rss_kb'] / 1024:,.0f} MiB"
             )
-        print(f"  peak RSS 10 M / 1 M: {memory['ratio']:.2f}")
+        print(
+            f"  peak RSS 10 M / 1 M: {memory['ratio']:.2f} (120 tables), "
+            f"{memory['ratio_12_tables']:.2f} (12 tables)"
+        )
 
 
 if __name__ == "__main__":
