@@ -40,5 +40,16 @@ def test_a_round_judged_again_shows_its_latest_findings_only(tmp_path: Path) -> 
                 assert (kept.table_id, kept.round_id) in rounds
                 expected = len(filled.audited.findings) - len(cleared.findings)
                 assert len(own.items) == expected
+                # paged 3 at a time (the cleared round's findings dropped inside pages): the
+                # same findings in the same order
+                paged, cursor = [], None
+                while True:
+                    page = list_findings(reader, Filters(limit=3, cursor=cursor))
+                    assert len(page.items) == 3 or page.next_cursor is None
+                    paged += page.items
+                    if page.next_cursor is None:
+                        break
+                    cursor = page.next_cursor
+                assert paged == own.items
     finally:
         reader.close()
