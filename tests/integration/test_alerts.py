@@ -235,3 +235,35 @@ def test_alerter_killed_and_restarted_every_alert_delivered_none_twice(
             trails = {a["alert_id"]: rig.trail(a["alert_id"]) for a in alerts}
     assert len(alerts) == 10
     _every_alert_once(alerts, trails)
+
+
+def test_an_open_table_whose_controller_goes_silent_raises_an_alert_resolved_when_heard(
+    kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    with alert_rig(kafka_bootstrap, tmp_path) as rig:
+        rules = rig.write_rules(rules_yaml(rig.mail.port, rig.hook.url(), silence="3s"))
+        rig.start_alertmanager(rules)
+        with rig.alerter(rules):
+            opened = {"table_id": "LIR-07", "type": "table_open", "game": "let_it_ride"}
+            closed = {"table_id": "FCP-02", "type": "table_close"}
+            rig.produce(rig.topics.events, [opened, {**opened, "table_id": "FCP-02"}, closed])
+            mail = wait_for(
+                "a CONTROLLER_SILENT mail",
+                lambda: [m for m in rig.mail.to(PM) if "CONTROLLER_SILENT" in m.subject],
+            )[0]
+            (alert,) = rig.alerts()  # FCP-02 was closed: not silent
+            rig.produce(rig.topics.events, [{"table_id": "LIR-07", "type": "shuffle"}])
+            wait_for(
+                "resolved when heard again",
+                lambda: [e for e in rig.trail(alert["alert_id"]) if e["kind"] == "resolved"],
+            )
+            trail = rig.trail(alert["alert_id"])
+    assert (alert["table_id"], alert["check"], alert["game"]) == (
+        "LIR-07",
+        "CONTROLLER_SILENT",
+        "let_it_ride",
+    )
+    assert "HIGH CONTROLLER_SILENT at LIR-07 (Pit 1)" in mail.subject
+    assert "sent nothing since" in mail.body
+    assert [e["kind"] for e in trail] == ["raised", "notified", "resolved"]
+    assert trail[-1]["note"].startswith("controller heard again at ")
