@@ -53,8 +53,10 @@ class RowSource(Protocol):
 
 # every event row read: what it is to the reconstruction, its time, seq, id and bytes
 _EVENT_COLUMNS = "toUnixTimestamp64Milli(ts) AS at_ms, seq, event_id, payload"
-LOOK_BACK_MS = 86_400_000  # a deck's deck_in, the last meter reading: first the day before
-DECKS_LOOKED_AT = 64  # the day's last deck_ins read to find the round's deck's
+# a deck's deck_in, the last meter reading: first in the 9 hours before the round (a deck
+# stays at most 4 hours dealt by hand, 8 from a shoe: DECK_CHANGE_OVERDUE), then further
+LOOK_BACK_MS = 9 * 3_600_000
+DECKS_LOOKED_AT = 64  # the last deck_ins of the window read to find the round's deck's
 MARGIN_MS = 60_000  # table events between a round's first and last: within a minute of them
 
 Rows = Sequence[Sequence[Any]]
@@ -182,10 +184,10 @@ def _around(
 ) -> tuple[list[AnyEvent], str | None, int | None, list[FindingEntry] | None]:
     """The round's events with the table events stored between its first and its last (by
     ``seq``, looked for within a minute of the round's times, on the primary key); the
-    dealing of its deck (its last ``deck_in`` before the round) and the last meter reading
-    before it, looked for in the day before the round, then, when none is there, in the
-    table's whole history (the deck's dealing always; the meter only for a round with a
-    wager a meter pays); and the stored findings of the round ``judged`` (round_id,
+    dealing of its deck (its last ``deck_in`` before the round) and, for a round with a
+    wager a meter pays, the last meter reading before it, each looked for in the 9 hours
+    before the round, then, when none is there, in the table's whole history; and the
+    stored findings of the round ``judged`` (round_id,
     start_event_id), None when it is not judged."""
     first, last = own[0], own[-1]
     table = quote(table_id)
@@ -211,11 +213,17 @@ def _around(
             f"AND {_ts_at_most(ts_to_ms(last.ts) + MARGIN_MS)} "
             f"AND round_id = '' AND seq > {integer(first.seq)} AND seq < {integer(last.seq)}"
         )
-    if deck is not None:  # the day's last deck_ins, the deck's picked here (no JSON read)
+    if deck is not None:  # the last deck_ins of the window, the deck's picked here (no JSON read)
         parts.append(
             _last_of("deck", f"{before} AND {window} AND type = 'deck_in'", DECKS_LOOKED_AT)
         )
-    parts.append(_last_of("meter", f"{before} AND {window} AND {meter_kind}"))
+    # the meter prices only a wager on a pay table that pays a share of it
+    metered = any(
+        isinstance(e, Wager) and (t := config.paytables.get(e.bet)) is not None and t.pays_meter
+        for e in own
+    )
+    if metered:
+        parts.append(_last_of("meter", f"{before} AND {window} AND {meter_kind}"))
     if judged is not None:
         parts.append(
             "SELECT 'finding', 0, 0, finding_id, toJSONString(tuple(check, severity, "
@@ -234,10 +242,6 @@ def _around(
     if deck is not None and not found_deck:  # an old deck: its deck_in is further back
         older = _decoded(source.run(_last_of("deck", f"{before} AND {deck}")).rows)
         found_deck = [e for e in older if isinstance(e, DeckIn)]
-    metered = any(
-        isinstance(e, Wager) and (t := config.paytables.get(e.bet)) is not None and t.pays_meter
-        for e in own
-    )
     if metered and not found_meter:
         found_meter = _decoded(source.run(_last_of("meter", f"{before} AND {meter_kind}")).rows)
     dealing = found_deck[0].dealing if found_deck else None
