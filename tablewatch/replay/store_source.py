@@ -107,14 +107,35 @@ class StoreSource:
         where, parameters = self._where()
         chain = "chain_pos = 0" if outside else "chain_pos > 0"
         order = "seq, event_id" if outside else "chain_pos, seq, event_id"
+        # each chunk's ts bounds, from one pass over the table's (position, ts): with them
+        # the primary key (table_id, ts, ...) narrows a chunk's query to its own granules
+        # rather than the whole table's, whose FINAL would cost time and memory per chunk
+        bounds = {
+            int(c): (int(lo_ms), int(hi_ms))
+            for c, lo_ms, hi_ms in self.client.query(
+                f"SELECT intDiv({column} - {{low:UInt64}}, {{n:UInt64}}) AS c, "
+                "toUnixTimestamp64Milli(min(ts)), toUnixTimestamp64Milli(max(ts)) "
+                f"FROM raw_events_v WHERE table_id = {{t:String}} AND {where} AND {chain} "
+                "GROUP BY c",
+                parameters={**parameters, "t": table_id, "low": low, "n": self.chunk},
+            ).result_rows
+        }
         sql = (
             f"SELECT payload FROM raw_events_v WHERE table_id = {{t:String}} AND {where} "
             f"AND {chain} AND {column} >= {{lo:UInt64}} AND {column} < {{hi:UInt64}} "
+            "AND ts >= fromUnixTimestamp64Milli({ts_lo:Int64}, 'UTC') "
+            "AND ts <= fromUnixTimestamp64Milli({ts_hi:Int64}, 'UTC') "
             f"ORDER BY {order}"
         )
         where_text = f"raw_events_v {table_id} {column}"
         for start in range(low, high + 1, self.chunk):
-            values = {**parameters, "t": table_id, "lo": start, "hi": start + self.chunk}
+            found = bounds.get((start - low) // self.chunk)
+            if found is None:
+                continue  # no event at these positions
+            values = {
+                **parameters, "t": table_id, "lo": start, "hi": start + self.chunk,
+                "ts_lo": found[0], "ts_hi": found[1],
+            }  # fmt: skip
             # the chunk is read whole before it is folded: the run's rows are written on
             # the same client meanwhile, which an embedded engine refuses mid-stream
             payloads: list[bytes] = []
