@@ -93,9 +93,11 @@ def test_the_keys_hold_the_start(store: Client) -> None:
             " AND name IN ('rounds', 'settlements', 'findings')"
         ).result_rows
     }
+    # start_ts (the time of the round's start event, so part of its identity) after
+    # table_id since 0011: time-range reads (docs/dashboards.md)
     assert keys == {
-        "rounds": "table_id, round_id, start_event_id",
-        "settlements": "table_id, round_id, seat, bet, start_event_id",
+        "rounds": "table_id, start_ts, round_id, start_event_id",
+        "settlements": "table_id, start_ts, round_id, seat, bet, start_event_id",
         "findings": "table_id, round_id, finding_id, start_event_id",
     }
 
