@@ -57,7 +57,10 @@ def migrate_to_old_schema(client: Client, later: bool = False) -> None:
     by code that had them and not 0005), recorded as ``migrate`` records them."""
     client.command(SCHEMA_MIGRATIONS_DDL)
     for migration in available():
-        if migration.version > LAST_OLD_VERSION and not (later and migration.version > "0005"):
+        # later: 0006-0010 (0011, which re-creates the tables 0005 keys, needs 0005 first)
+        if migration.version > LAST_OLD_VERSION and not (
+            later and "0005" < migration.version < "0011"
+        ):
             continue
         for statement in migration.statements():
             client.command(statement)
