@@ -345,6 +345,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument(
+        "--only",
+        choices=["before", "after"],
+        default=None,
+        help="measure one store only (no pairing: for a before whose runs take minutes)",
+    )
     args = parser.parse_args()
 
     root = CACHE / f"dashboards-{args.rounds}"
@@ -367,8 +373,11 @@ def main() -> None:
     facts = json.loads(facts_file.read_text())
 
     times: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
+    stores = [("before", before), ("after", after)]
+    if args.only:
+        stores = [s for s in stores if s[0] == args.only]
     for rep in range(args.repeat + 1):
-        for label, directory in (("before", before), ("after", after)):
+        for label, directory in stores:
             got = run_all(directory, before=label == "before")
             if rep == 0:
                 continue  # warm-up
@@ -380,8 +389,9 @@ def main() -> None:
     print(f"store: {facts}")
     print(f"{'panel':<66} {'before p50':>10} {'p95':>9} {'after p50':>10} {'p95':>9}  target")
     ok = True
-    for panel in times["after"]:
-        b, a = times["before"][panel], times["after"][panel]
+    for panel in times["after"] or times["before"]:
+        b = times["before"].get(panel) or [float("nan")]
+        a = times["after"].get(panel) or [float("nan")]
         target = FLOOR_TARGET_MS if panel.startswith("tablewatch-floor/") else PANEL_TARGET_MS
         met = p95(a) <= target
         ok = ok and met
@@ -396,7 +406,7 @@ def main() -> None:
             f" {row['after_p50_ms']:>10} {row['after_p95_ms']:>9}"
             f"  {target:.0f} {'ok' if met else 'MISSED'}"
         )
-    for label in ("before", "after"):
+    for label in [x for x, _ in stores]:
         slowest = max(times[label], key=lambda p: p95(times[label][p]))
         report[f"slowest_{label}"] = slowest
         print(f"slowest {label}: {slowest} p95 {p95(times[label][slowest]):.1f} ms")
