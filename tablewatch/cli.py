@@ -71,8 +71,7 @@ COMMANDS = {
     ),
     "replay": LazyCommand(
         "tablewatch.commands.replay:replay",
-        "Judge recorded events again and diff the findings with the live ones of the same "
-        "rounds.",
+        "Judge recorded events again and diff the findings with the live ones of the same rounds.",
     ),
     "rounds": LazyCommand(
         "tablewatch.commands.rounds:rounds",
