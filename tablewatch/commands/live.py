@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
+import sys
 import threading
 import time
 import uuid
@@ -96,6 +98,9 @@ def live(
     linger: float | None,
 ) -> None:
     """Run the live pipeline with a simulated floor for a while, then summarise."""
+    # SIGTERM ends the run as Ctrl-C does: the children (worker, ingest, API, alerter) are
+    # stopped on the way out, never left running (Python's default would exit at once)
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     console = Console(highlight=False)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     run = root / stamp
@@ -166,6 +171,10 @@ def live(
         _summary(console, worker_port, sent)
         _pages(console, api, worker_port, linger)
     console.print(f"\nstopped cleanly; data in {run}")
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    sys.exit(128 + signum)
 
 
 def _stream(floor: Floor, url: str, speed: float, seconds: float) -> int:

@@ -58,3 +58,17 @@ def test_live_prints_the_floor_and_a_round_with_a_finding_served_meanwhile(
     finally:
         live.terminate()
         live.wait(timeout=90)
+    # SIGTERM stops its children too: no worker of this run left, the pages no longer served
+    assert not [cmd for cmd in _command_lines() if str(tmp_path) in cmd]
+    with pytest.raises(OSError):
+        urllib.request.urlopen(urls["floor"], timeout=5)
+
+
+def _command_lines() -> list[str]:
+    lines = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            lines.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except OSError:
+            continue
+    return lines
