@@ -18,4 +18,4 @@ deploy/kafka.sh topics
 echo "== alertmanager"
 deploy/alertmanager.sh start
 echo "== pytest"
-python -m pytest -q "$@"
+python -m pytest -q --durations=25 "$@"
