@@ -71,6 +71,8 @@ READABLE = frozenset(
         "hold_by_round_mv",
         "procedure_events",
         "procedure_events_mv",
+        "round_judgements",
+        "round_judgements_mv",
         "theoretical",
         "theoretical_v",
         "table_paytables",
