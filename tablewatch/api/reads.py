@@ -1,7 +1,8 @@
 """The API's reads: SQL over a row source (``run(sql) -> Answer``), rows to models.
 
 Every statement reads the duplicate-free views (``findings_v``, ``rounds_v``,
-``settlements_v``, ``raw_events_v``, ``tables_v``). A caller's value reaches a statement
+``settlements_v``, ``raw_events_v``, ``tables_v``) or gives their rows itself (the
+findings list: :func:`list_findings`). A caller's value reaches a statement
 only as a quoted literal (:func:`literal`): metacharacters in it are characters of the
 value. Lists are keyset-paginated: the cursor is the sort key of a page's last row,
 base64url JSON; the next page starts strictly after it.
@@ -107,27 +108,88 @@ def _directory_where(f: Filters) -> str:
     return " AND ".join(parts)
 
 
+CANDIDATES = 128  # findings read at a time, before those of an older judgement are dropped
+# the rounds' keys written into one statement of their latest judgements: a statement read
+# through the worker is a URL, which its web server takes up to 8,190 bytes
+KEYS_PER_STATEMENT = 3_000
+
+
 def list_findings(source: RowSource, f: Filters) -> FindingsPage:
     """Findings newest first (by their time, a table-level one's judgement time), as
-    ``findings_v`` shows them: a round's findings of its latest judgement only."""
+    ``findings_v`` shows them: a round's findings of its latest judgement only.
+
+    Without the view's join, which aggregates every stored round's latest judgement
+    whatever page is asked for: the findings matching the filters are read newest first
+    from ``findings FINAL``, :data:`CANDIDATES` (or the page, if more) at a time; the
+    latest judgement of just their rounds is read from ``round_judgements`` (migration
+    0014) by its key, and the findings of an older judgement than their round's are
+    dropped (``findings_v``'s test: a table-level finding always stays; a round's when
+    its ``judged_at`` is at least the round's latest, or the round is not written yet),
+    until the page is full or no finding is left. The same rows as the view's, at a cost
+    that does not grow with the store."""
     where = _finding_where(f)
-    if f.cursor is not None:
-        sort_ms, finding_id = decode_cursor(f.cursor, (int, str))
-        where.append(
-            "(toUnixTimestamp64Milli(ifNull(ts, judged_at)), finding_id) < "
-            f"({literal(sort_ms)}, {literal(finding_id)})"
+    after = decode_cursor(f.cursor, (int, str)) if f.cursor is not None else None
+    want = f.limit + 1
+    batch = max(CANDIDATES, want)
+    kept: list[Sequence[Any]] = []
+    while len(kept) < want:
+        rows = _rows(source, _candidates(where, after, batch))
+        latest = _latest_judgements(source, {(str(r[1]), str(r[2])) for r in rows if r[2]})
+        kept.extend(
+            row[:-1]
+            for row in rows
+            if not row[2] or int(row[-1]) >= latest.get((str(row[1]), str(row[2]), str(row[3])), 0)
         )
-    sql = f"SELECT {_FINDING_COLUMNS} FROM findings_v"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += f" ORDER BY sort_ms DESC, finding_id DESC LIMIT {f.limit + 1}"
-    rows = _rows(source, sql)
-    items = [finding_of(row) for row in rows[: f.limit]]
-    more = len(rows) > f.limit
-    last = rows[f.limit - 1] if more else None
+        if len(rows) < batch:
+            break
+        after = [int(rows[-1][15]), str(rows[-1][0])]
+    items = [finding_of(row) for row in kept[: f.limit]]
+    last = kept[f.limit - 1] if len(kept) > f.limit else None
     return FindingsPage(
         items=items, next_cursor=encode_cursor([int(last[15]), str(last[0])]) if last else None
     )
+
+
+def _candidates(where: list[str], after: Sequence[str | int] | None, limit: int) -> str:
+    """The statement of the next ``limit`` findings matching ``where`` newest first,
+    strictly after the sort key ``after``, each with its ``judged_at`` in ms last."""
+    clauses = list(where)
+    if after is not None:
+        clauses.append(
+            "(toUnixTimestamp64Milli(ifNull(ts, judged_at)), finding_id) < "
+            f"({literal(after[0])}, {literal(after[1])})"
+        )
+    return (
+        f"SELECT {_FINDING_COLUMNS}, toUnixTimestamp64Milli(judged_at) FROM findings FINAL"
+        f"{' WHERE ' + ' AND '.join(clauses) if clauses else ''} "
+        f"ORDER BY sort_ms DESC, finding_id DESC LIMIT {integer(limit)}"
+    )
+
+
+def _latest_judgements(
+    source: RowSource, rounds: set[tuple[str, str]]
+) -> dict[tuple[str, str, str], int]:
+    """The latest ``judged_at`` (ms) of each stored round of these (table_id, round_id),
+    in statements of at most :data:`KEYS_PER_STATEMENT` characters of keys."""
+    chunks: list[list[str]] = [[]]
+    size = 0
+    for table_id, round_id in sorted(rounds):
+        key = f"({literal(table_id)}, {literal(round_id)})"
+        if size + len(key) > KEYS_PER_STATEMENT and chunks[-1]:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(key)
+        size += len(key) + 2
+    latest: dict[tuple[str, str, str], int] = {}
+    for keys in (c for c in chunks if c):
+        for r in _rows(
+            source,
+            "SELECT table_id, round_id, start_event_id, max(toUnixTimestamp64Milli(judged_at)) "
+            f"FROM round_judgements WHERE (table_id, round_id) IN ({', '.join(keys)}) "
+            "GROUP BY table_id, round_id, start_event_id",
+        ):
+            latest[(str(r[0]), str(r[1]), str(r[2]))] = int(r[3])
+    return latest
 
 
 def finding_of(row: Sequence[Any]) -> FindingOut:

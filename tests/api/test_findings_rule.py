@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from tablewatch.api import reads
 from tablewatch.api.filters import Filters
 from tablewatch.api.reads import list_findings
 from tablewatch.api.sources import open_product_reader
@@ -51,5 +54,47 @@ def test_a_round_judged_again_shows_its_latest_findings_only(tmp_path: Path) -> 
                         break
                     cursor = page.next_cursor
                 assert paged == own.items
+    finally:
+        reader.close()
+
+
+@pytest.mark.parametrize(("candidates", "keys"), [(1, 3_000), (2, 3_000), (5, 1), (128, 60)])
+def test_the_list_reads_few_candidates_at_a_time_and_gives_the_view_s_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, candidates: int, keys: int
+) -> None:
+    """The findings read a few at a time (the round judged again falling inside and across
+    those reads), their rounds' judgements looked up a few keys a statement, give
+    findings_v's rows in findings_v's order, every page."""
+    filled = fill_store(tmp_path / "store", tables=2, rounds=60, seed=7)
+    cleared = next(r for r in filled.audited.rounds if r.findings)
+    client = connect(filled.dsn)
+    try:
+        again = StoreBatch()
+        again.rounds.append(round_rows(cleared, JUDGED_AT + 60_000).round_row)
+        StoreWriter(client).insert_batch(again)
+    finally:
+        client.close()
+    monkeypatch.setattr(reads, "CANDIDATES", candidates)
+    monkeypatch.setattr(reads, "KEYS_PER_STATEMENT", keys)
+    reader = open_product_reader(filled.dsn)
+    try:
+        view = [
+            str(r[0])
+            for r in reader.run(
+                "SELECT finding_id FROM findings_v "
+                "ORDER BY ifNull(ts, judged_at) DESC, finding_id DESC"
+            ).rows
+        ]
+        assert len(view) == len(filled.audited.findings) - len(cleared.findings)
+        for limit in (1, 4, 1000):
+            paged, cursor = [], None
+            while True:
+                page = list_findings(reader, Filters(limit=limit, cursor=cursor))
+                assert len(page.items) == limit or page.next_cursor is None
+                paged += [item.finding_id for item in page.items]
+                if page.next_cursor is None:
+                    break
+                cursor = page.next_cursor
+            assert paged == view
     finally:
         reader.close()
