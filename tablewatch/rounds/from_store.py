@@ -2,12 +2,13 @@
 
 The row source is anything with ``run(sql) -> Answer`` (``.columns``, ``.rows``): a
 :class:`~tablewatch.store.read_only.ReadOnlyReader`, or the worker's ``/query``. Every
-statement here is one SELECT on readable tables and views (``raw_events``, ``rounds_v``,
-``findings_v``, ``tables_v``), and every value given (table, round, start) is written into
-it as a quoted literal (:mod:`tablewatch.store.sql_literals`). Events are read from
-``raw_events`` itself, without the ``FINAL`` of its view (which costs several times the
-read): the copies of an event a redelivery stores are the same bytes under the same
-``event_id``, and each is decoded once (:func:`_decoded`).
+statement here is one SELECT on readable tables and views (``raw_events``,
+``procedure_events``, ``round_judgements``, ``findings``, ``tables_v``), and every value
+given (table, round, start) is written into it as a quoted literal
+(:mod:`tablewatch.store.sql_literals`). Events are read from ``raw_events`` itself,
+without the ``FINAL`` of its view (which costs several times the read): the copies of an
+event a redelivery stores are the same bytes under the same ``event_id``, and each is
+decoded once (:func:`_decoded`).
 
 Which round: a stored round is ``(table_id, round_id, start_event_id)``
 (``docs/store.md``, "A round's identity"). A ``round_id`` a table gave twice is several
@@ -19,6 +20,13 @@ configuration (the table directory's, ``tables_v.config``, unless one is given) 
 deck's dealing (the deck's last ``deck_in`` before it) and the meter read before it; its
 findings are the stored ones (the worker's judgement, with the table-level findings it
 attached), or, for a round the worker has not judged yet, the new judgement's.
+
+The stored findings are read from ``findings`` for the round's key with the round's
+latest ``judged_at`` (from ``round_judgements``, in the first statement) as the lower
+bound, each ``finding_id``'s latest row kept (the one ``FINAL`` keeps): the rows
+``findings_v`` shows for the round, without the view's join, which aggregates every
+stored round's latest judgement whatever round is asked for. No read takes ``FINAL``,
+whose cost grows with the parts of the whole table rather than with the round.
 """
 
 from __future__ import annotations
@@ -33,8 +41,6 @@ from tablewatch.rules.config import ConfigError, parse_table
 from tablewatch.rules.decode import decode_event
 from tablewatch.rules.events import (
     AnyEvent,
-    DeckIn,
-    Meter,
     RoundStart,
     Wager,
     ms_to_ts,
@@ -56,7 +62,6 @@ _EVENT_COLUMNS = "toUnixTimestamp64Milli(ts) AS at_ms, seq, event_id, payload"
 # a deck's deck_in, the last meter reading: first in the 9 hours before the round (a deck
 # stays at most 4 hours dealt by hand, 8 from a shoe: DECK_CHANGE_OVERDUE), then further
 LOOK_BACK_MS = 9 * 3_600_000
-DECKS_LOOKED_AT = 64  # the last deck_ins of the window read to find the round's deck's
 MARGIN_MS = 60_000  # table events between a round's first and last: within a minute of them
 
 Rows = Sequence[Sequence[Any]]
@@ -82,8 +87,9 @@ def load_round(
     parts = [
         f"SELECT 'event' AS part, {_EVENT_COLUMNS} FROM raw_events "
         f"WHERE table_id = {table} AND round_id = {rnd}",
-        "SELECT 'judged', 0, 0, start_event_id, '' FROM rounds_v "
-        f"WHERE table_id = {table} AND round_id = {rnd}",
+        "SELECT 'judged', max(toUnixTimestamp64Milli(judged_at)), 0, start_event_id, '' "
+        f"FROM round_judgements WHERE table_id = {table} AND round_id = {rnd} "
+        "GROUP BY start_event_id",
     ]
     if configs is None:
         parts.append(f"SELECT 'config', 0, 0, '', config FROM tables_v WHERE table_id = {table}")
@@ -92,7 +98,7 @@ def load_round(
     events = _decoded(sorted((r for r in rows if r[0] == "event"), key=_in_time))
     if not events:
         raise RoundNotFound(f"table {table_id} has no stored event of round {round_id!r}")
-    judged = {str(r[3]) for r in rows if r[0] == "judged"}
+    judged = {str(r[3]): int(r[1]) for r in rows if r[0] == "judged"}  # start: judged_at ms
     starts = _starts(events, judged)
     if start_event_id is None:
         chosen = len(starts) - 1
@@ -109,7 +115,7 @@ def load_round(
     own = sorted(events[begin:end], key=lambda e: (e.seq, e.event_id))  # folded in seq order
     start = own[0].event_id  # the event the fold begins with: the round's start_event_id
     timeline, dealing, meter, stored = _around(
-        source, table_id, own, config, (round_id, start) if start in judged else None
+        source, table_id, own, config, (round_id, start, judged[start]) if start in judged else None
     )
     result = judge_alone(config, timeline, dealing=dealing, meter=meter)
     others = [events[i].event_id for i in starts if i != begin]
@@ -180,31 +186,25 @@ def _around(
     table_id: str,
     own: Sequence[AnyEvent],
     config: TableConfig,
-    judged: tuple[str, str] | None,
+    judged: tuple[str, str, int] | None,
 ) -> tuple[list[AnyEvent], str | None, int | None, list[FindingEntry] | None]:
     """The round's events with the table events stored between its first and its last (by
     ``seq``, looked for within a minute of the round's times, on the primary key); the
     dealing of its deck (its last ``deck_in`` before the round) and, for a round with a
-    wager a meter pays, the last meter reading before it, each looked for in the 9 hours
-    before the round, then, when none is there, in the table's whole history; and the
-    stored findings of the round ``judged`` (round_id,
-    start_event_id), None when it is not judged."""
+    wager a meter pays, the last meter reading before it, each read from
+    ``procedure_events`` (the table's procedure events, about one in thirty) in the 9
+    hours before the round, then, when none is there, in the table's whole history; and
+    the stored findings of the round ``judged`` (round_id, start_event_id,
+    its latest judgement in ms): those of that judgement, as ``findings_v`` shows them,
+    None when it is not judged."""
     first, last = own[0], own[-1]
     table = quote(table_id)
     start_ms = ts_to_ms(first.ts)
     # before the round in time, then in seq (a reset controller's seq may start again)
-    before = (
-        f"table_id = {table} AND (ts, seq) < "
-        f"(fromUnixTimestamp64Milli({integer(start_ms)}, 'UTC'), {integer(first.seq)})"
-    )
+    at = f"fromUnixTimestamp64Milli({integer(start_ms)}, 'UTC')"
+    before = f"table_id = {table} AND ts <= {at} AND (ts, seq) < ({at}, {integer(first.seq)})"
     window = _ts_at_least(start_ms - LOOK_BACK_MS)
     deck_id = getattr(first, "deck_id", None)
-    deck = (
-        f"type = 'deck_in' AND JSONExtractString(payload, 'deck_id') = {quote(deck_id)}"
-        if isinstance(deck_id, str)
-        else None
-    )
-    meter_kind = "type = 'meter'"
     parts = []
     if last.seq - first.seq + 1 != len(own):  # events between them that are not the round's
         parts.append(
@@ -213,54 +213,58 @@ def _around(
             f"AND {_ts_at_most(ts_to_ms(last.ts) + MARGIN_MS)} "
             f"AND round_id = '' AND seq > {integer(first.seq)} AND seq < {integer(last.seq)}"
         )
-    if deck is not None:  # the last deck_ins of the window, the deck's picked here (no JSON read)
-        parts.append(
-            _last_of("deck", f"{before} AND {window} AND type = 'deck_in'", DECKS_LOOKED_AT)
-        )
     # the meter prices only a wager on a pay table that pays a share of it
     metered = any(
         isinstance(e, Wager) and (t := config.paytables.get(e.bet)) is not None and t.pays_meter
         for e in own
     )
+    wanted: dict[str, str] = {}  # the procedure events looked for, by type
+    if isinstance(deck_id, str):
+        wanted["deck_in"] = f"(type = 'deck_in' AND deck_id = {quote(deck_id)})"
     if metered:
-        parts.append(_last_of("meter", f"{before} AND {window} AND {meter_kind}"))
-    if judged is not None:
+        wanted["meter"] = "type = 'meter'"
+    if wanted:  # first in the window before the round, as most are
+        parts.append(_last_of(f"{before} AND {window} AND ({' OR '.join(wanted.values())})"))
+    if judged is not None:  # findings_v's rows of the round, without its join
         parts.append(
-            "SELECT 'finding', 0, 0, finding_id, toJSONString(tuple(check, severity, "
-            "regulation, message, seat, bet, expected, actual, event_ids, "
-            f"toUnixTimestamp64Milli(ts))) FROM findings_v WHERE table_id = {table} "
-            f"AND round_id = {quote(judged[0])} AND start_event_id = {quote(judged[1])}"
+            "SELECT 'finding', toUnixTimestamp64Milli(judged_at), 0, finding_id, "
+            "toJSONString(tuple(check, severity, regulation, message, seat, bet, expected, "
+            "actual, event_ids, toUnixTimestamp64Milli(ts))) FROM findings "
+            f"WHERE table_id = {table} AND round_id = {quote(judged[0])} "
+            f"AND start_event_id = {quote(judged[1])} "
+            f"AND judged_at >= fromUnixTimestamp64Milli({integer(judged[2])}, 'UTC')"
         )
-    rows = source.run(" UNION ALL ".join(parts)).rows
+    rows = list(source.run(" UNION ALL ".join(parts)).rows) if parts else []
+    missing = [where for kind, where in wanted.items() if not any(r[0] == kind for r in rows)]
+    if missing:  # not in the window: further back, in the table's whole history
+        rows += source.run(_last_of(f"{before} AND ({' OR '.join(missing)})")).rows
     between = _decoded(sorted((r for r in rows if r[0] == "between"), key=_in_time))
-    found_deck: list[DeckIn] = [
-        e
-        for e in _decoded(sorted((r for r in rows if r[0] == "deck"), key=_in_time, reverse=True))
-        if isinstance(e, DeckIn) and e.deck_id == deck_id
-    ][:1]
-    found_meter = _decoded([r for r in rows if r[0] == "meter"])
-    if deck is not None and not found_deck:  # an old deck: its deck_in is further back
-        older = _decoded(source.run(_last_of("deck", f"{before} AND {deck}")).rows)
-        found_deck = [e for e in older if isinstance(e, DeckIn)]
-    if metered and not found_meter:
-        found_meter = _decoded(source.run(_last_of("meter", f"{before} AND {meter_kind}")).rows)
-    dealing = found_deck[0].dealing if found_deck else None
-    meter = next((e.amount for e in found_meter if isinstance(e, Meter)), None)
+    dealing = next((str(r[4]) for r in rows if r[0] == "deck_in"), None)
+    meter = next((int(r[4]) for r in rows if r[0] == "meter"), None)
     timeline = sorted([*own, *between], key=lambda e: (e.seq, e.event_id))
     findings = None
-    if judged is not None:
+    if judged is not None:  # a finding's latest row (the rows FINAL would keep)
+        latest: dict[str, tuple[int, str]] = {}
+        for r in rows:
+            if r[0] == "finding" and int(r[1]) >= latest.get(str(r[3]), (-1, ""))[0]:
+                latest[str(r[3])] = (int(r[1]), str(r[4]))
         findings = sorted(
-            (_finding(str(r[3]), str(r[4])) for r in rows if r[0] == "finding"),
+            (_finding(finding_id, text) for finding_id, (_, text) in latest.items()),
             key=_finding_order,
         )
     return timeline, dealing, meter, findings
 
 
-def _last_of(part: str, where: str, count: int = 1) -> str:
-    """The statement of the last ``count`` events (in time, then seq) matching ``where``."""
+def _last_of(where: str) -> str:
+    """The statement of the last event of each type (in time, then seq) in
+    ``procedure_events`` matching ``where``: ``type, 0, seq, event_id`` and the value the
+    reconstruction takes of it (a deck_in's dealing, a meter's amount) as the decoded
+    event holds it (``raw_events``, which the view fills it from, holds decoded events
+    only: docs/store.md)."""
     return (
-        f"SELECT {quote(part)} AS part, * FROM (SELECT {_EVENT_COLUMNS} FROM raw_events "
-        f"WHERE {where} ORDER BY ts DESC, seq DESC LIMIT {integer(count)})"
+        "SELECT type AS part, 0, seq, event_id, if(type = 'meter', toString(amount), "
+        f"toString(dealing)) FROM procedure_events WHERE {where} "
+        "ORDER BY ts DESC, seq DESC LIMIT 1 BY type"
     )
 
 
