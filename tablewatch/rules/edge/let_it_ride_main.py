@@ -78,16 +78,21 @@ def ride_values(letter: str) -> RideValues:
 
 
 @cache
-def std_dev(letter: str) -> float:
+def std_dev(letter: str, *, ride_ties: bool = False) -> float:
     """Standard deviation of one hand's net result per unit, under the optimal strategy.
 
     A hand's result is ``m * (1 + ride1 + ride2)``: ``ride1`` decided on the player's
     three cards, ``ride2`` on those and the first community card. Each five-card hand is
     dealt as three player cards, a first and a second community card in C(5, 3) * 2 = 20
     equally likely ways; the second moment is averaged over every hand and every way.
+
+    Where a bet's expectation is exactly 0 (on pay table A, 2,268 four-card hands of mixed
+    suits: 2345 to 6789, and JQKA, TJKA, TJQA, TQKA; no three-card hand) riding and
+    pulling have the same edge; the strategy pulls (the lower variance), ``ride_ties``
+    rides instead (the strategy behind the published 5.17: tests/rules/test_edge_std_dev.py).
     """
     net = net_table(letter)
-    rides = _ride_tables(letter)
+    rides = _ride_tables(letter, ride_ties)
     hands = all_combinations(52, 5)
     first = np.zeros(len(net), dtype=np.float64)
     second = np.zeros(len(net), dtype=np.float64)
@@ -117,8 +122,13 @@ def ride_bet2(letter: str, known_cards: npt.ArrayLike) -> npt.NDArray[np.bool_]:
 
 
 @cache
-def _ride_tables(letter: str) -> dict[int, npt.NDArray[np.bool_]]:
+def _ride_tables(letter: str, ride_ties: bool = False) -> dict[int, npt.NDArray[np.bool_]]:
+    """Whether a bet rides, by colex index of the 3 or 4 cards known: its expectation
+    positive (or, ``ride_ties``, not negative: the means are exact multiples of 1/48 and
+    1/1176, a tie is exactly 0)."""
     net = net_table(letter)
+    if ride_ties:
+        return {known: conditional_means(net, known) >= 0 for known in (3, 4)}
     return {known: conditional_means(net, known) > 0 for known in (3, 4)}
 
 
