@@ -26,7 +26,10 @@ How the store is made (kept in ``.cache/bench/dashboards-<rounds>/``, built once
    on the last two dropped: a view takes none), which is what the panels would cost
    without the migration;
 4. ``after/``: a copy of ``before/`` (without those views) migrated by ``migrate``
-   (0011, 0013): the migration's own time is reported.
+   (0011, 0013): the migration's own time is reported;
+5. both merged, every MergeTree table ``OPTIMIZE``d once (:func:`merge_parts`, timed):
+   the expansion's parts each span the whole history, where a live store's are written
+   in time order and merged in the background.
 
 Then, ``--repeat`` times after a warm-up, ``before`` and ``after`` in turn (each opened,
 every panel run once through ``check_dashboards`` over its default time range ending
@@ -294,6 +297,33 @@ def migrate_after(before: Path, after: Path) -> float:
     return seconds
 
 
+def merge_parts(directory: Path) -> float:
+    """Every MergeTree table's parts merged (``OPTIMIZE ... FINAL``): the seconds taken.
+
+    The expansion writes each copy in one insert spanning the whole history, so every part
+    overlaps every other in key and time, and ``FINAL`` would merge them on each read. A
+    store the worker writes holds parts in time order, merged in the background into a
+    few large ones whose ranges hardly overlap, which ``FINAL`` reads without merging; the
+    benchmark measures that state (the newest rows of a live store sit in a few small
+    parts more)."""
+    from tablewatch.store.client import connect
+
+    client = connect(f"chdb:///{directory}")
+    try:
+        start = time.perf_counter()
+        tables = client.query(
+            "SELECT name FROM system.tables WHERE database = currentDatabase() "
+            "AND engine LIKE '%MergeTree' ORDER BY name"
+        ).result_rows
+        for (name,) in tables:
+            client.command(f"OPTIMIZE TABLE {name} FINAL")
+        seconds = time.perf_counter() - start
+    finally:
+        client.close()
+    log(f"merged {directory.name}: {len(tables)} tables in {seconds:.1f} s")
+    return seconds
+
+
 def add_before_views(directory: Path) -> None:
     from tablewatch.store.client import connect
 
@@ -371,6 +401,10 @@ def main() -> None:
         add_before_views(before)
         facts_file.write_text(json.dumps(facts))
     facts = json.loads(facts_file.read_text())
+    if "merge_seconds" not in facts:
+        facts["merge_seconds"] = {label: round(merge_parts(d), 1) for label, d in
+                                  (("before", before), ("after", after))}  # fmt: skip
+        facts_file.write_text(json.dumps(facts))
 
     times: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
     stores = [("before", before), ("after", after)]
