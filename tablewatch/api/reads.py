@@ -16,6 +16,7 @@ import json
 import time
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import quote_plus
 
 from tablewatch.api.filters import Filters, epoch_ms
 from tablewatch.api.models import (
@@ -109,9 +110,10 @@ def _directory_where(f: Filters) -> str:
 
 
 CANDIDATES = 128  # findings read at a time, before those of an older judgement are dropped
-# the rounds' keys written into one statement of their latest judgements: a statement read
-# through the worker is a URL, which its web server takes up to 8,190 bytes
-KEYS_PER_STATEMENT = 3_000
+# the rounds' keys written into one statement of their latest judgements, in bytes once
+# URL-encoded: a statement read through the worker is a URL, which its web server (aiohttp)
+# takes up to 8,190 bytes
+KEYS_PER_STATEMENT = 4_000
 
 
 def list_findings(source: RowSource, f: Filters) -> FindingsPage:
@@ -170,16 +172,17 @@ def _latest_judgements(
     source: RowSource, rounds: set[tuple[str, str]]
 ) -> dict[tuple[str, str, str], int]:
     """The latest ``judged_at`` (ms) of each stored round of these (table_id, round_id),
-    in statements of at most :data:`KEYS_PER_STATEMENT` characters of keys."""
+    in statements of at most :data:`KEYS_PER_STATEMENT` bytes of URL-encoded keys."""
     chunks: list[list[str]] = [[]]
     size = 0
     for table_id, round_id in sorted(rounds):
         key = f"({literal(table_id)}, {literal(round_id)})"
-        if size + len(key) > KEYS_PER_STATEMENT and chunks[-1]:
+        encoded = len(quote_plus(key)) + 6  # and the ", " before the next
+        if size + encoded > KEYS_PER_STATEMENT and chunks[-1]:
             chunks.append([])
             size = 0
         chunks[-1].append(key)
-        size += len(key) + 2
+        size += encoded
     latest: dict[tuple[str, str, str], int] = {}
     for keys in (c for c in chunks if c):
         for r in _rows(

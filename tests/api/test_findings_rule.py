@@ -4,6 +4,7 @@ judgement's findings."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -13,6 +14,7 @@ from tablewatch.api.reads import list_findings
 from tablewatch.api.sources import open_product_reader
 from tablewatch.store.batch import StoreBatch
 from tablewatch.store.client import connect
+from tablewatch.store.read_only import Answer
 from tablewatch.store.rows import round_rows
 from tablewatch.store.writer import StoreWriter
 from tests.api.store import fill_store
@@ -58,7 +60,7 @@ def test_a_round_judged_again_shows_its_latest_findings_only(tmp_path: Path) -> 
         reader.close()
 
 
-@pytest.mark.parametrize(("candidates", "keys"), [(1, 3_000), (2, 3_000), (5, 1), (128, 60)])
+@pytest.mark.parametrize(("candidates", "keys"), [(1, 4_000), (2, 4_000), (5, 1), (128, 90)])
 def test_the_list_reads_few_candidates_at_a_time_and_gives_the_view_s_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, candidates: int, keys: int
 ) -> None:
@@ -98,3 +100,23 @@ def test_the_list_reads_few_candidates_at_a_time_and_gives_the_view_s_rows(
             assert paged == view
     finally:
         reader.close()
+
+
+def test_the_judgements_of_a_large_page_go_in_statements_a_worker_s_url_can_hold() -> None:
+    """1,000 rounds with long, non-ASCII round ids: each statement, URL-encoded as the
+    worker's ``GET /query?sql=`` carries it, stays under aiohttp's 8,190-byte request line,
+    and every round is asked for once."""
+    statements: list[str] = []
+
+    class Recording:
+        def run(self, sql: str) -> Answer:
+            statements.append(sql)
+            return Answer(["table_id", "round_id", "start_event_id", "judged_ms"], [])
+
+    rounds = {(f"LIR-{i % 24:02d}", f"R-ronda-ñ-{i:06d}-" + "ü" * 20) for i in range(1000)}
+    assert reads._latest_judgements(Recording(), rounds) == {}
+    assert len(statements) > 1
+    for sql in statements:
+        assert len("GET /query?" + urlencode({"sql": sql}) + " HTTP/1.1") < 8190
+    asked = "".join(statements)
+    assert all(asked.count(f"'{r}'") == 1 for _, r in rounds)
