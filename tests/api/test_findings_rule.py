@@ -12,6 +12,7 @@ from tablewatch.api import reads
 from tablewatch.api.filters import Filters
 from tablewatch.api.reads import list_findings
 from tablewatch.api.sources import open_product_reader
+from tablewatch.rules.round_result import RoundResult
 from tablewatch.store.batch import StoreBatch
 from tablewatch.store.client import connect
 from tablewatch.store.read_only import Answer
@@ -21,19 +22,23 @@ from tests.api.store import fill_store
 from tests.store.helpers import JUDGED_AT
 
 
-def test_a_round_judged_again_shows_its_latest_findings_only(tmp_path: Path) -> None:
-    filled = fill_store(tmp_path / "store", tables=2, rounds=60, seed=7)
-    judged = [r for r in filled.audited.rounds if r.findings]
-    assert len(judged) >= 2
-    cleared, kept = judged[0], judged[1]
-    # cleared is judged again later and found clean: only its round row is new
-    client = connect(filled.dsn)
+def judge_clean_again(dsn: str, cleared: RoundResult) -> None:
+    """``cleared`` judged again a minute later and found clean: only its round row is new."""
+    client = connect(dsn)
     try:
         again = StoreBatch()
         again.rounds.append(round_rows(cleared, JUDGED_AT + 60_000).round_row)
         StoreWriter(client).insert_batch(again)
     finally:
         client.close()
+
+
+def test_a_round_judged_again_shows_its_latest_findings_only(tmp_path: Path) -> None:
+    filled = fill_store(tmp_path / "store", tables=2, rounds=60, seed=7)
+    judged = [r for r in filled.audited.rounds if r.findings]
+    assert len(judged) >= 2
+    cleared, kept = judged[0], judged[1]
+    judge_clean_again(filled.dsn, cleared)
     reader = open_product_reader(filled.dsn)
     try:
         for f in (Filters(limit=1000), Filters(table=cleared.table_id, limit=1000),
@@ -69,13 +74,7 @@ def test_the_list_reads_few_candidates_at_a_time_and_gives_the_view_s_rows(
     findings_v's rows in findings_v's order, every page."""
     filled = fill_store(tmp_path / "store", tables=2, rounds=60, seed=7)
     cleared = next(r for r in filled.audited.rounds if r.findings)
-    client = connect(filled.dsn)
-    try:
-        again = StoreBatch()
-        again.rounds.append(round_rows(cleared, JUDGED_AT + 60_000).round_row)
-        StoreWriter(client).insert_batch(again)
-    finally:
-        client.close()
+    judge_clean_again(filled.dsn, cleared)
     monkeypatch.setattr(reads, "CANDIDATES", candidates)
     monkeypatch.setattr(reads, "KEYS_PER_STATEMENT", keys)
     reader = open_product_reader(filled.dsn)
