@@ -175,7 +175,10 @@ def _build(outcome: RoundResult | Finding, judged_ms: int) -> _Built:
     else:
         findings, round_row, message = (outcome,), None, None
         settlement_rows, finding_rows = (), (finding_row(outcome, judged_ms),)
-    messages = [(table_key(f.table_id), _finding_message(f, outcome)) for f in findings]
+    messages = [
+        (table_key(f.table_id), _finding_message(f, outcome, str(row[0])))
+        for f, row in zip(findings, finding_rows, strict=True)
+    ]
     return _Built(round_row, settlement_rows, finding_rows, message, messages, findings)
 
 
@@ -531,7 +534,9 @@ class LiveProcessor(Generic[Token]):
             log.error("the finding of %s cannot be stored: %s", where, problem)
             return
         batch.findings.append(row)
-        batch.finding_messages.append((table_key(table_id), _finding_message(finding, finding)))
+        batch.finding_messages.append(
+            (table_key(table_id), _finding_message(finding, finding, str(row[0])))
+        )
         batch.table_findings.append(finding)
         batch.add_span(origin, refusal=True)
         by_check = counters.findings_by_check
@@ -626,11 +631,13 @@ class LiveProcessor(Generic[Token]):
         return sum(1 for t in self.auditor.table_states() if t.open_round is not None)
 
 
-def _finding_message(finding: Finding, outcome: RoundResult | Finding) -> bytes:
+def _finding_message(finding: Finding, outcome: RoundResult | Finding, finding_id: str) -> bytes:
     """A ``findings`` message: the finding, with ``start_event_id`` of the judged round it is
-    part of ("" for a table-level finding), as its row has it."""
+    part of ("" for a table-level finding) and the ``finding_id`` of its row, as the row has
+    them (a reader links the message to the stored finding without computing the id: that
+    of EVENT_NOT_PROCESSED rests on the message's Kafka coordinates)."""
     start = outcome.start_event_id if isinstance(outcome, RoundResult) else ""
-    return _JSON.encode(finding.as_dict() | {"start_event_id": start})
+    return _JSON.encode(finding.as_dict() | {"start_event_id": start, "finding_id": finding_id})
 
 
 def _round_message(result: RoundResult) -> dict[str, object]:

@@ -174,3 +174,22 @@ def test_a_payout_with_no_expected_amount_says_only_what_was_paid() -> None:
         "JACKPOT_NOT_VALIDATED at LIR-07 seat 3 progressive (Pit 1): paid $1,000.60"
     )
     assert alert.annotations["difference"] == ""
+
+
+def test_the_id_a_message_carries_is_the_alert_s_finding() -> None:
+    """The worker's messages carry their row's ``finding_id``: the alert takes it as it is
+    (an EVENT_NOT_PROCESSED id rests on Kafka coordinates no message field holds)."""
+    given = "0123456789abcdef0123456789abcdef"
+    alert = alert_of_finding(
+        message(check="EVENT_NOT_PROCESSED", severity="high", round_id=None, seat=None,
+                bet=None, expected=None, actual=None, event_ids=[], start_event_id="",
+                finding_id=given),
+        RULES,
+        raised_ms=RAISED,
+    )  # fmt: skip
+    assert alert is not None
+    assert alert.finding_ids == (given,)
+    computed = alert_of_finding(message(), RULES, raised_ms=RAISED)
+    with_id = alert_of_finding(message(finding_id=given), RULES, raised_ms=RAISED)
+    assert computed is not None and with_id is not None
+    assert with_id.alert_id != computed.alert_id and with_id.finding_ids == (given,)

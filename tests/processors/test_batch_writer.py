@@ -285,6 +285,10 @@ def test_rows_the_store_refuses_are_set_aside_and_the_rest_written() -> None:
     assert len(not_processed) == 2  # stored, in the same write
     produced = [m for m in sent.finding_messages if m["check"] == "EVENT_NOT_PROCESSED"]
     assert len(produced) == 2
+    # each message names its stored row (the id rests on the Kafka coordinates)
+    assert sorted(str(m["finding_id"]) for m in produced) == sorted(
+        str(r[0]) for r in not_processed
+    )
     assert processor.counters.refused["store"] == 2
 
 

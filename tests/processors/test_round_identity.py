@@ -61,9 +61,9 @@ def test_rows_and_messages_carry_the_round_identity() -> None:
         (r["round_id"], r["start_event_id"]) for r in rounds
     ]
     finding_messages = [json.loads(value) for _, value in batch.finding_messages]
-    assert sorted((m["check"], m["start_event_id"]) for m in finding_messages) == sorted(
-        (f["check"], f["start_event_id"]) for f in found
-    )
+    assert sorted(
+        (m["check"], m["start_event_id"], m["finding_id"]) for m in finding_messages
+    ) == sorted((f["check"], f["start_event_id"], f["finding_id"]) for f in found)
 
 
 def test_a_reuse_after_a_restart_is_found_from_the_saved_state() -> None:
