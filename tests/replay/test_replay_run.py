@@ -44,10 +44,14 @@ def test_an_interrupted_run_is_recorded_as_interrupted(tmp_path: Path, stop: int
     pipe = tmp_path / "events.pipe"
     os.mkfifo(pipe)
     dsn = f"chdb:///{tmp_path / 'store'}"
+    # Ctrl-C as at a terminal: a process started in the background by a shell without job
+    # control (`cmd &` in a CI script) inherits SIGINT ignored, and Python keeps it ignored,
+    # so the replay is started with SIGINT at its default, as from a terminal
     process = subprocess.Popen(
         [sys.executable, "-m", "tablewatch.cli", "replay", "--source", "files", str(pipe),
          "--config", str(tables), "--dsn", dsn],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     writer = _open_writer(pipe, process)
     try:
