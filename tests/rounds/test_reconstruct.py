@@ -176,13 +176,28 @@ def test_a_round_without_round_end_and_a_meter_reading_while_it_is_open() -> Non
     assert report.video.until_ts > report.end_ts
 
 
-def test_a_stored_round_takes_its_decks_dealing_and_the_table_events_between(
-    tmp_path: Path,
-) -> None:
+def _stored_round(tmp_path: Path, t: TableScript, table_id: str, round_id: str) -> RoundReport:
+    """The script's events stored as the worker stores them, and one round read back."""
     from tablewatch.rounds.from_store import load_round
     from tablewatch.store.read_only import open_reader
     from tests.rounds.conftest import fill_store
 
+    events = tmp_path / "events.jsonl"
+    events.write_bytes(t.jsonl())
+    config = tmp_path / "tables.yaml"
+    config.write_text(yaml.safe_dump(CONFIG), encoding="utf-8")
+    dsn = f"chdb:///{tmp_path / 'store'}"
+    fill_store(dsn, events, config)
+    reader = open_reader(dsn)
+    try:
+        return load_round(reader, table_id, round_id)
+    finally:
+        reader.close()
+
+
+def test_a_stored_round_takes_its_decks_dealing_and_the_table_events_between(
+    tmp_path: Path,
+) -> None:
     t = lir_table("LIR-C", dealing="automated_shoe")
     t.meter(50_000)
     lir_round(t, "R-1")  # a counting shuffler's table: no stub count needed
@@ -199,17 +214,7 @@ def test_a_stored_round_takes_its_decks_dealing_and_the_table_events_between(
     t.reveal("community", 2)
     t.settle(2, "bet3", "lose", 0)
     t.round_end()
-    events = tmp_path / "events.jsonl"
-    events.write_bytes(t.jsonl())
-    config = tmp_path / "tables.yaml"
-    config.write_text(yaml.safe_dump(CONFIG), encoding="utf-8")
-    dsn = f"chdb:///{tmp_path / 'store'}"
-    fill_store(dsn, events, config)
-    reader = open_reader(dsn)
-    try:
-        stored = load_round(reader, "LIR-C", "R-2")
-    finally:
-        reader.close()
+    stored = _stored_round(tmp_path, t, "LIR-C", "R-2")
     assert stored.dealing == "automated_shoe"
     between = [(e.type, e.round_event, e.text) for e in stored.timeline if not e.round_event]
     assert between == [
@@ -243,23 +248,9 @@ def test_events_stored_twice_are_read_once(tmp_path: Path) -> None:
 
 
 def test_an_old_decks_dealing_is_found_past_the_day_before(tmp_path: Path) -> None:
-    from tablewatch.rounds.from_store import load_round
-    from tablewatch.store.read_only import open_reader
-    from tests.rounds.conftest import fill_store
-
     t = lir_table("LIR-C", dealing="manual_shoe")
     t.wait(25 * 3_600_000)  # the deck went in 25 hours before the round
     lir_round(t, "R-1")
-    events = tmp_path / "events.jsonl"
-    events.write_bytes(t.jsonl())
-    config = tmp_path / "tables.yaml"
-    config.write_text(yaml.safe_dump(CONFIG), encoding="utf-8")
-    dsn = f"chdb:///{tmp_path / 'store'}"
-    fill_store(dsn, events, config)
-    reader = open_reader(dsn)
-    try:
-        stored = load_round(reader, "LIR-C", "R-1")
-    finally:
-        reader.close()
+    stored = _stored_round(tmp_path, t, "LIR-C", "R-1")
     assert stored.dealing == "manual_shoe"
     assert "DECK_CHANGE_OVERDUE" in [f.check for f in stored.findings]
