@@ -26,16 +26,15 @@ DECODE_BLOCK = 512  # events decoded and folded at a time (in the CPU cache, as 
 
 @dataclass(frozen=True, slots=True)
 class TableSpan:
-    """What the store holds of one table in the range: the events outside the chain (their
-    seq range) and those in it (their position range)."""
+    """What the store holds of one table in the range: its events, those outside the chain
+    and where each kind's numbering starts (the first seq outside, the first position in
+    it): the chunks are counted from there."""
 
     table_id: str
     events: int
     outside: int
     seq_min: int
-    seq_max: int
     pos_min: int
-    pos_max: int
 
 
 class StoreSource:
@@ -77,8 +76,7 @@ class StoreSource:
             where, parameters = self._where()
             rows = self.client.query(
                 "SELECT table_id, count(), countIf(chain_pos = 0), minIf(seq, chain_pos = 0), "
-                "maxIf(seq, chain_pos = 0), minIf(chain_pos, chain_pos > 0), "
-                f"maxIf(chain_pos, chain_pos > 0) FROM raw_events_v WHERE {where} "
+                f"minIf(chain_pos, chain_pos > 0) FROM raw_events_v WHERE {where} "
                 "GROUP BY table_id ORDER BY table_id",
                 parameters=parameters,
             ).result_rows
@@ -95,15 +93,11 @@ class StoreSource:
     def runs(self) -> Iterator[Run]:
         for span in self.spans():
             if span.outside:
-                yield from self._chunks(span.table_id, "seq", span.seq_min, span.seq_max, True)
+                yield from self._chunks(span.table_id, "seq", span.seq_min, True)
             if span.events > span.outside:
-                yield from self._chunks(
-                    span.table_id, "chain_pos", span.pos_min, span.pos_max, False
-                )
+                yield from self._chunks(span.table_id, "chain_pos", span.pos_min, False)
 
-    def _chunks(
-        self, table_id: str, column: str, low: int, high: int, outside: bool
-    ) -> Iterator[Run]:
+    def _chunks(self, table_id: str, column: str, low: int, outside: bool) -> Iterator[Run]:
         where, parameters = self._where()
         chain = "chain_pos = 0" if outside else "chain_pos > 0"
         order = "seq, event_id" if outside else "chain_pos, seq, event_id"
@@ -128,13 +122,11 @@ class StoreSource:
             f"ORDER BY {order}"
         )
         where_text = f"raw_events_v {table_id} {column}"
-        for start in range(low, high + 1, self.chunk):
-            found = bounds.get((start - low) // self.chunk)
-            if found is None:
-                continue  # no event at these positions
+        for chunk, (ts_lo, ts_hi) in sorted(bounds.items()):  # the chunks holding events
+            start = low + chunk * self.chunk
             values = {
                 **parameters, "t": table_id, "lo": start, "hi": start + self.chunk,
-                "ts_lo": found[0], "ts_hi": found[1],
+                "ts_lo": ts_lo, "ts_hi": ts_hi,
             }  # fmt: skip
             # the chunk is read whole before it is folded: the run's rows are written on
             # the same client meanwhile, which an embedded engine refuses mid-stream
