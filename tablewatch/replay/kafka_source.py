@@ -90,9 +90,7 @@ class KafkaSource:
                 self._run(consumer.start())
             except (KafkaError, OSError) as exc:
                 self._run(consumer.stop())
-                raise KafkaUnusable(
-                    self._text(f"cannot reach Kafka at {self._at()}: {exc}")
-                ) from exc
+                raise self._unreachable(exc) from exc
             self._consumer = consumer
         return self._consumer
 
@@ -101,6 +99,9 @@ class KafkaSource:
 
     def _text(self, text: str) -> str:
         return self.access.redact(text)
+
+    def _unreachable(self, exc: Exception) -> KafkaUnusable:
+        return KafkaUnusable(self._text(f"cannot reach Kafka at {self._at()}: {exc}"))
 
     def _metadata(self) -> Any:
         """A kafka-python consumer for the topic's partitions and offsets (which never
@@ -118,9 +119,7 @@ class KafkaSource:
                     bootstrap_timeout_ms=5_000,
                 )
             except KafkaError as exc:
-                raise KafkaUnusable(
-                    self._text(f"cannot reach Kafka at {self._at()}: {exc}")
-                ) from exc
+                raise self._unreachable(exc) from exc
         return self._lookup
 
     def ranges(self) -> list[PartitionRange]:
