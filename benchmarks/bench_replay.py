@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,48 +79,49 @@ def _load(client: Any, events: Path) -> None:
         client.insert("raw_events", rows, column_names=EVENT_COLUMNS)
 
 
-def ensure_store(events: Path) -> Path:
-    """``replay-1m``: the floor's events in ``raw_events``, chained in file order."""
-    directory = CACHE / "replay-1m"
+def _made_store(
+    directory: Path, events: Path, how: str, grow: Callable[[Any], None] | None = None
+) -> Path:
+    """``directory`` (once, then kept: its ``.complete`` marks it done): the floor's events
+    in ``raw_events``, each table chained in file order, then ``grow`` by SQL, merged."""
     done = directory / ".complete"
     if done.exists():
         return directory
     from tablewatch.store.client import open_store
     from tablewatch.store.migrate import migrate
 
-    print(f"making {directory} (once) ...", file=sys.stderr)
+    print(f"making {directory} (once{how}) ...", file=sys.stderr)
     with open_store(_dsn(directory)) as client:
         migrate(client)
         client.command("TRUNCATE TABLE raw_events")
         _load(client, events)
+        if grow is not None:
+            grow(client)
         client.command("OPTIMIZE TABLE raw_events FINAL")
+        count = int(client.query("SELECT count() FROM raw_events").result_rows[0][0])
+        print(f"{directory}: {count:,} events", file=sys.stderr)
     done.touch()
     return directory
+
+
+def ensure_store(events: Path) -> Path:
+    """``replay-1m``: the floor's events in ``raw_events``, chained in file order."""
+    return _made_store(CACHE / "replay-1m", events, "")
 
 
 def ensure_big_store(events: Path, config: Path) -> tuple[Path, Path]:
     """``replay-10m``: the 1 M events and nine copies of each table, by SQL; its config."""
     import yaml
 
-    directory = CACHE / "replay-10m"
     big_config = CACHE / "tables-10m.yaml"
-    done = directory / ".complete"
     document = yaml.safe_load(config.read_text())
     tables = document["tables"]
     grown = dict(tables)
     for k in range(1, COPIES):
         grown.update({f"{table}-c{k}": settings for table, settings in tables.items()})
     big_config.write_text(yaml.safe_dump({"tables": grown}, sort_keys=False))
-    if done.exists():
-        return directory, big_config
-    from tablewatch.store.client import open_store
-    from tablewatch.store.migrate import migrate
 
-    print(f"making {directory} (once: the file, then copies by SQL) ...", file=sys.stderr)
-    with open_store(_dsn(directory)) as client:
-        migrate(client)
-        client.command("TRUNCATE TABLE raw_events")
-        _load(client, events)
+    def copies(client: Any) -> None:
         for k in range(1, COPIES):
             client.command(
                 "INSERT INTO raw_events SELECT concat(table_id, '-c" + str(k) + "'), event_id, "
@@ -128,10 +130,8 @@ def ensure_big_store(events: Path, config: Path) -> tuple[Path, Path]:
                 "kafka_partition, kafka_offset, ingested_at, chain_pos, chain_prev, chain_hash "
                 "FROM raw_events WHERE position(table_id, '-c') = 0"
             )
-        client.command("OPTIMIZE TABLE raw_events FINAL")
-        count = int(client.query("SELECT count() FROM raw_events").result_rows[0][0])
-        print(f"{directory}: {count:,} events", file=sys.stderr)
-    done.touch()
+
+    directory = _made_store(CACHE / "replay-10m", events, ": the file, then copies by SQL", copies)
     return directory, big_config
 
 
@@ -140,20 +140,8 @@ def ensure_long_store(events: Path) -> Path:
     of each event has its event id's first character replaced by k, its seq, chain
     position and ts shifted past the previous copy's, its round id suffixed ``-k<k>``,
     and its payload rewritten to say the same."""
-    directory = CACHE / "replay-10m-12"
-    done = directory / ".complete"
-    if done.exists():
-        return directory
-    from tablewatch.store.client import open_store
-    from tablewatch.store.migrate import migrate
 
-    print(
-        f"making {directory} (once: the file, then nine later copies by SQL) ...", file=sys.stderr
-    )
-    with open_store(_dsn(directory)) as client:
-        migrate(client)
-        client.command("TRUNCATE TABLE raw_events")
-        _load(client, events)
+    def later_copies(client: Any) -> None:
         span_ms, seq_span, pos_span = (
             int(v)
             for v in client.query(
@@ -187,11 +175,10 @@ def ensure_long_store(events: Path) -> Path:
                 f"ingested_at, chain_pos + {k * pos_span}, chain_prev, chain_hash "
                 f"FROM raw_events WHERE seq < {seq_span}"
             )
-        client.command("OPTIMIZE TABLE raw_events FINAL")
-        count = int(client.query("SELECT count() FROM raw_events").result_rows[0][0])
-        print(f"{directory}: {count:,} events", file=sys.stderr)
-    done.touch()
-    return directory
+
+    return _made_store(
+        CACHE / "replay-10m-12", events, ": the file, then nine later copies by SQL", later_copies
+    )
 
 
 def ensure_topic(events: Path, bootstrap: str) -> int:
