@@ -1,0 +1,117 @@
+"""``round_index`` (migration 0015), what the round reconstruction reads first: what it holds
+of a stored round, the same whether its views filled it or the migration's fill did, and a
+reconstruction that is the same without it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tablewatch.rounds.from_store import load_round
+from tablewatch.store.client import connect
+from tablewatch.store.migrate import available
+from tablewatch.store.read_only import open_reader
+from tests.rounds.conftest import fill_store
+from tests.rounds.golden import FCP_EVENTS, LIR_EVENTS, write_files
+
+INDEXED = (
+    "SELECT table_id, round_id, toUnixTimestamp64Milli(min(first_ts)), "
+    "toUnixTimestamp64Milli(max(last_ts)), toJSONString(maxMap(judged)), sum(finding_rows) "
+    "FROM round_index GROUP BY table_id, round_id ORDER BY table_id, round_id"
+)
+
+
+def _ms(ts: str) -> int:
+    from tablewatch.rules.events import ts_to_ms
+
+    return ts_to_ms(ts)
+
+
+def _store(tmp_path: Path) -> str:
+    dsn = f"chdb:///{tmp_path / 'store'}"
+    fill_store(dsn, *write_files(tmp_path))
+    return dsn
+
+
+def _rows(dsn: str, sql: str) -> list[tuple[Any, ...]]:
+    client = connect(dsn)
+    try:
+        return [tuple(r) for r in client.query(sql).result_rows]
+    finally:
+        client.close()
+
+
+def test_a_stored_round_is_indexed_by_its_events_times_judgements_and_findings(
+    tmp_path: Path,
+) -> None:
+    dsn = _store(tmp_path)
+    stored = {
+        (t, r): (first, last, json.loads(judged), rows)
+        for t, r, first, last, judged, rows in _rows(dsn, INDEXED)
+    }
+    judged = dict(
+        _rows(
+            dsn,
+            "SELECT concat(table_id, ' ', round_id, ' ', start_event_id), "
+            "toUnixTimestamp64Milli(judged_at) FROM rounds",
+        )
+    )
+    findings = dict(
+        _rows(
+            dsn,
+            "SELECT concat(table_id, ' ', round_id), count() FROM findings "
+            "WHERE round_id != '' GROUP BY table_id, round_id",
+        )
+    )
+    expected = {}
+    for events in (LIR_EVENTS, FCP_EVENTS):
+        own = [e for e in events if e.get("round_id")]
+        table, rnd = own[0]["table_id"], own[0]["round_id"]
+        start = own[0]["event_id"]
+        expected[(table, rnd)] = (
+            min(_ms(e["ts"]) for e in own),
+            max(_ms(e["ts"]) for e in own),
+            [[start], [judged[f"{table} {rnd} {start}"]]],
+            findings.get(f"{table} {rnd}", 0),
+        )
+    assert stored == expected
+    assert stored[("LIR-G", "R-77")][3] == 1  # its WRONG_PAYOUT
+
+
+def test_the_migrations_fill_indexes_what_its_views_index(tmp_path: Path) -> None:
+    dsn = _store(tmp_path)
+    by_views = _rows(dsn, INDEXED)
+    [migration] = [m for m in available() if m.version == "0015"]
+    client = connect(dsn)
+    try:
+        client.command("TRUNCATE TABLE round_index")
+        assert client.query("SELECT count() FROM round_index").result_rows == [(0,)]
+        for statement in migration.statements():  # the tables and views exist: the fill
+            client.command(statement)
+    finally:
+        client.close()
+    assert _rows(dsn, INDEXED) == by_views
+    assert len(by_views) == 2
+
+
+def test_a_round_the_index_lost_is_read_as_the_store_holds_it(tmp_path: Path) -> None:
+    dsn = _store(tmp_path)
+    reader = open_reader(dsn)
+    try:
+        indexed = load_round(reader, "LIR-G", "R-77")
+    finally:
+        reader.close()
+    client = connect(dsn)
+    try:
+        client.command("TRUNCATE TABLE round_index")
+    finally:
+        client.close()
+    reader = open_reader(dsn)
+    try:
+        lost = load_round(reader, "LIR-G", "R-77")
+    finally:
+        reader.close()
+    assert lost == indexed
+    assert lost.findings_source == "store"
+    assert [f.check for f in lost.findings] == ["WRONG_PAYOUT"]
