@@ -2,8 +2,8 @@
 
 The row source is anything with ``run(sql) -> Answer`` (``.columns``, ``.rows``): a
 :class:`~tablewatch.store.read_only.ReadOnlyReader`, or the worker's ``/query``. Every
-statement here is one SELECT on readable tables and views (``raw_events``,
-``procedure_events``, ``round_judgements``, ``findings``, ``tables_v``), and every value
+statement here is one SELECT on readable tables and views (``round_index``, ``raw_events``,
+``procedure_events``, ``round_judgements``, ``findings``, ``table_directory``), and every value
 given (table, round, start) is written into it as a quoted literal
 (:mod:`tablewatch.store.sql_literals`). Events are read from ``raw_events`` itself,
 without the ``FINAL`` of its view (which costs several times the read): the copies of an
@@ -21,12 +21,20 @@ deck's dealing (the deck's last ``deck_in`` before it) and the meter read before
 findings are the stored ones (the worker's judgement, with the table-level findings it
 attached), or, for a round the worker has not judged yet, the new judgement's.
 
-The stored findings are read from ``findings`` for the round's key with the round's
-latest ``judged_at`` (from ``round_judgements``, in the first statement) as the lower
-bound, each ``finding_id``'s latest row kept (the one ``FINAL`` keeps): the rows
-``findings_v`` shows for the round, without the view's join, which aggregates every
-stored round's latest judgement whatever round is asked for. No read takes ``FINAL``,
-whose cost grows with the parts of the whole table rather than with the round.
+What is read, by primary key each: first the round_id's row of ``round_index``
+(migration 0015: the span of its events' times, the latest judgement of each of its
+rounds, whether any finding row names it) and the table's configuration; then its events
+as a range of ``raw_events`` (ordered by table and time) with the table events around
+them, the deck_in and meter readings that may be the last before it (``procedure_events``)
+and, when it has any, its stored findings. Each statement reads a few granules, whatever
+the store holds; each statement costs its checks and a round trip, each read the engine's
+fixed cost of a table (docs/api.md, "Figures").
+
+The stored findings are those of the round's key at or after its latest ``judged_at``,
+each ``finding_id``'s latest row kept (the one ``FINAL`` keeps): the rows ``findings_v``
+shows for the round, without the view's join, which aggregates every stored round's latest
+judgement whatever round is asked for. No read takes ``FINAL``, whose cost grows with the
+parts of the whole table rather than with the round.
 """
 
 from __future__ import annotations
@@ -63,6 +71,9 @@ _EVENT_COLUMNS = "toUnixTimestamp64Milli(ts) AS at_ms, seq, event_id, payload"
 # stays at most 4 hours dealt by hand, 8 from a shoe: DECK_CHANGE_OVERDUE), then further
 LOOK_BACK_MS = 9 * 3_600_000
 MARGIN_MS = 60_000  # table events between a round's first and last: within a minute of them
+# a round_id's events over at most an hour: one round (or two given one id within the hour),
+# whose table events, deck_in and meter are read with its events, around their span
+NARROW_MS = 3_600_000
 
 Rows = Sequence[Sequence[Any]]
 
@@ -79,26 +90,53 @@ def load_round(
     of the table, given or in the directory) or :class:`RoundNotFound` (no event of that
     round, or no round of it begun by ``start_event_id``), each naming what is missing.
 
-    Two statements in the usual case (each statement a source runs costs its checks and a
-    round trip): the round's events, its judged starts and the table's configuration in
-    one; the table events while it was open, its deck's ``deck_in``, the meter before it
-    and its stored findings in the other."""
+    Two statements in the usual case (the module's docstring). A round_id whose events span
+    over an hour (given by the table to rounds hours apart) has its events read by their
+    span, then what is around the chosen round as a third statement; one the index does not
+    hold (an index row is kept as long as the rows it counts: the store's own
+    ``round_judgements`` and the round_id bloom filter are the way back) has its events and
+    judgements read as the store holds them."""
     table, rnd = quote(table_id), quote(round_id)
     parts = [
-        f"SELECT 'event' AS part, {_EVENT_COLUMNS} FROM raw_events "
-        f"WHERE table_id = {table} AND round_id = {rnd}",
-        "SELECT 'judged', max(toUnixTimestamp64Milli(judged_at)), 0, start_event_id, '' "
-        f"FROM round_judgements WHERE table_id = {table} AND round_id = {rnd} "
-        "GROUP BY start_event_id",
+        # at_ms, seq: the span of its events' ts in ms (NULL: none indexed); event_id: its
+        # finding rows; payload: {start_event_id: latest judged_at in ms} as JSON arrays
+        "SELECT 'index' AS part, toUnixTimestamp64Milli(min(first_ts)) AS at_ms, "
+        "toUInt64(toUnixTimestamp64Milli(max(last_ts))) AS seq, "
+        "toString(sum(finding_rows)) AS event_id, toJSONString(maxMap(judged)) AS payload "
+        f"FROM round_index WHERE table_id = {table} AND round_id = {rnd} HAVING count() > 0"
     ]
     if configs is None:
-        parts.append(f"SELECT 'config', 0, 0, '', config FROM tables_v WHERE table_id = {table}")
+        # tables_v's row (the newest by updated_at) without its FINAL, a read of its own
+        parts.append(
+            "SELECT 'config', 0, 0, '', argMax(config, updated_at) FROM table_directory "
+            f"WHERE table_id = {table} HAVING count() > 0"
+        )
     rows = source.run(" UNION ALL ".join(parts)).rows
     config = _config(table_id, configs, [r[4] for r in rows if r[0] == "config"])
+    index = next((r for r in rows if r[0] == "index"), None)
+    judged: dict[str, int] = {}  # start_event_id: its latest judged_at in ms
+    span: tuple[int, int] | None = None
+    findings = True  # whether a finding row of the round_id may be stored
+    if index is not None:
+        starts_judged, at_ms = json.loads(str(index[4]))
+        judged = {str(s): int(ms) for s, ms in zip(starts_judged, at_ms, strict=True)}
+        if index[1] is not None and index[2] is not None:
+            span = (int(index[1]), int(index[2]))
+        findings = int(index[3]) > 0
+    around = span is not None and span[1] - span[0] <= NARROW_MS
+    reads = _round_reads(table_id, round_id, span, judged if findings else {})
+    if index is None:
+        reads.append(
+            "SELECT 'judged', max(toUnixTimestamp64Milli(judged_at)), 0, start_event_id, '' "
+            f"FROM round_judgements WHERE table_id = {table} AND round_id = {rnd} "
+            "GROUP BY start_event_id"
+        )
+    rows = source.run(" UNION ALL ".join(reads)).rows
+    if index is None:
+        judged = {str(r[3]): int(r[1]) for r in rows if r[0] == "judged"}
     events = _decoded(sorted((r for r in rows if r[0] == "event"), key=_in_time))
     if not events:
         raise RoundNotFound(f"table {table_id} has no stored event of round {round_id!r}")
-    judged = {str(r[3]): int(r[1]) for r in rows if r[0] == "judged"}  # start: judged_at ms
     starts = _starts(events, judged)
     if start_event_id is None:
         chosen = len(starts) - 1
@@ -115,11 +153,55 @@ def load_round(
     own = sorted(events[begin:end], key=lambda e: (e.seq, e.event_id))  # folded in seq order
     start = own[0].event_id  # the event the fold begins with: the round's start_event_id
     timeline, dealing, meter, stored = _around(
-        source, table_id, own, config, (round_id, start, judged[start]) if start in judged else None
+        source,
+        table_id,
+        own,
+        config,
+        (round_id, start, judged[start]) if start in judged else None,
+        rows if around else None,
     )
     result = judge_alone(config, timeline, dealing=dealing, meter=meter)
     others = [events[i].event_id for i in starts if i != begin]
     return report_of(result, timeline, config, findings=stored, same_round_id=others)
+
+
+def _round_reads(
+    table_id: str, round_id: str, span: tuple[int, int] | None, judged: Mapping[str, int]
+) -> list[str]:
+    """The statements (to be joined by ``UNION ALL``) reading a round_id's events by its
+    ``span`` (first, last ts in ms; None: by its bloom filter), and, for a span of at most
+    :data:`NARROW_MS`, what :func:`_around` needs around them: the table events within
+    :data:`MARGIN_MS` of the span (part ``between``); the deck_in of every deck and the
+    meter, the last before the span and every one within it, in one read of
+    ``procedure_events`` (:func:`_last_of`); and, when ``judged`` (the latest judgement of
+    each start, in ms) holds any, the stored findings of the round_id since the earliest."""
+    table, rnd = quote(table_id), quote(round_id)
+    if span is None:
+        return [
+            f"SELECT 'event' AS part, {_EVENT_COLUMNS} FROM raw_events "
+            f"WHERE table_id = {table} AND round_id = {rnd}"
+        ]
+    first, last = span
+    if last - first > NARROW_MS:
+        return [
+            f"SELECT 'event' AS part, {_EVENT_COLUMNS} FROM raw_events "
+            f"WHERE table_id = {table} AND {_ts_at_least(first)} AND {_ts_at_most(last)} "
+            f"AND round_id = {rnd}"
+        ]
+    reads = [
+        f"SELECT if(round_id = '', 'between', 'event') AS part, {_EVENT_COLUMNS} "
+        f"FROM raw_events WHERE table_id = {table} AND {_ts_at_least(first - MARGIN_MS)} "
+        f"AND {_ts_at_most(last + MARGIN_MS)} AND round_id IN ({rnd}, '')",
+        # before the span the last of each type and deck, within it each one (by event_id)
+        _last_of(
+            f"table_id = {table} AND {_ts_at_least(first - LOOK_BACK_MS)} "
+            f"AND {_ts_at_most(last)} AND type IN ('deck_in', 'meter')",
+            by=f"type, deck_id, if(ts < {_ms(first)}, '', event_id)",
+        ),
+    ]
+    if judged:
+        reads.append(_findings_of(table_id, round_id, None, min(judged.values())))
+    return reads
 
 
 def _in_time(row: Sequence[Any]) -> tuple[int, int, str]:
@@ -173,12 +255,16 @@ def _starts(events: Sequence[AnyEvent], judged: Collection[str]) -> list[int]:
     return sorted(starts)
 
 
+def _ms(ms: int) -> str:
+    return f"fromUnixTimestamp64Milli({integer(ms)}, 'UTC')"
+
+
 def _ts_at_least(ms: int) -> str:
-    return f"ts >= fromUnixTimestamp64Milli({integer(ms)}, 'UTC')"
+    return f"ts >= {_ms(ms)}"
 
 
 def _ts_at_most(ms: int) -> str:
-    return f"ts <= fromUnixTimestamp64Milli({integer(ms)}, 'UTC')"
+    return f"ts <= {_ms(ms)}"
 
 
 def _around(
@@ -187,32 +273,24 @@ def _around(
     own: Sequence[AnyEvent],
     config: TableConfig,
     judged: tuple[str, str, int] | None,
+    read: Rows | None,
 ) -> tuple[list[AnyEvent], str | None, int | None, list[FindingEntry] | None]:
     """The round's events with the table events stored between its first and its last (by
     ``seq``, looked for within a minute of the round's times, on the primary key); the
     dealing of its deck (its last ``deck_in`` before the round) and, for a round with a
-    wager a meter pays, the last meter reading before it, each read from
-    ``procedure_events`` (the table's procedure events, about one in thirty) in the 9
-    hours before the round, then, when none is there, in the table's whole history; and
-    the stored findings of the round ``judged`` (round_id, start_event_id,
-    its latest judgement in ms): those of that judgement, as ``findings_v`` shows them,
-    None when it is not judged."""
+    wager a meter pays, the last meter reading before it, each from ``procedure_events``
+    (the table's procedure events, about one in thirty); and the stored findings of the
+    round ``judged`` (round_id, start_event_id, its latest judgement in ms): those of that
+    judgement, as ``findings_v`` shows them, None when it is not judged.
+
+    From the rows ``read`` with the round's events (:func:`_round_reads`, around its span)
+    when given, else read here: the table events by the round's own times, the deck_in and
+    the meter in the 9 hours before it, its findings by its identity. Either way, a deck_in
+    or a meter reading found nowhere before the round is then looked for in the table's
+    whole history."""
     first, last = own[0], own[-1]
-    table = quote(table_id)
     start_ms = ts_to_ms(first.ts)
-    # before the round in time, then in seq (a reset controller's seq may start again)
-    at = f"fromUnixTimestamp64Milli({integer(start_ms)}, 'UTC')"
-    before = f"table_id = {table} AND ts <= {at} AND (ts, seq) < ({at}, {integer(first.seq)})"
-    window = _ts_at_least(start_ms - LOOK_BACK_MS)
     deck_id = getattr(first, "deck_id", None)
-    parts = []
-    if last.seq - first.seq + 1 != len(own):  # events between them that are not the round's
-        parts.append(
-            f"SELECT 'between' AS part, {_EVENT_COLUMNS} FROM raw_events "
-            f"WHERE table_id = {table} AND {_ts_at_least(start_ms - MARGIN_MS)} "
-            f"AND {_ts_at_most(ts_to_ms(last.ts) + MARGIN_MS)} "
-            f"AND round_id = '' AND seq > {integer(first.seq)} AND seq < {integer(last.seq)}"
-        )
     # the meter prices only a wager on a pay table that pays a share of it
     metered = any(
         isinstance(e, Wager) and (t := config.paytables.get(e.bet)) is not None and t.pays_meter
@@ -223,55 +301,114 @@ def _around(
         wanted["deck_in"] = f"(type = 'deck_in' AND deck_id = {quote(deck_id)})"
     if metered:
         wanted["meter"] = "type = 'meter'"
-    if wanted:  # first in the window before the round, as most are
-        parts.append(_last_of(f"{before} AND {window} AND ({' OR '.join(wanted.values())})"))
-    if judged is not None:  # findings_v's rows of the round, without its join
-        parts.append(
-            "SELECT 'finding', toUnixTimestamp64Milli(judged_at), 0, finding_id, "
-            "toJSONString(tuple(check, severity, regulation, message, seat, bet, expected, "
-            "actual, event_ids, toUnixTimestamp64Milli(ts))) FROM findings "
-            f"WHERE table_id = {table} AND round_id = {quote(judged[0])} "
-            f"AND start_event_id = {quote(judged[1])} "
-            f"AND judged_at >= fromUnixTimestamp64Milli({integer(judged[2])}, 'UTC')"
-        )
-    rows = list(source.run(" UNION ALL ".join(parts)).rows) if parts else []
-    missing = [where for kind, where in wanted.items() if not any(r[0] == kind for r in rows)]
+    table = quote(table_id)
+    # before the round in time, then in seq (a reset controller's seq may start again)
+    at = _ms(start_ms)
+    before = f"table_id = {table} AND ts <= {at} AND (ts, seq) < ({at}, {integer(first.seq)})"
+    gaps = last.seq - first.seq + 1 != len(own)  # events between them not the round's
+    if read is None:
+        parts = []
+        if gaps:
+            parts.append(
+                f"SELECT 'between' AS part, {_EVENT_COLUMNS} FROM raw_events "
+                f"WHERE table_id = {table} AND {_ts_at_least(start_ms - MARGIN_MS)} "
+                f"AND {_ts_at_most(ts_to_ms(last.ts) + MARGIN_MS)} "
+                f"AND round_id = '' AND seq > {integer(first.seq)} AND seq < {integer(last.seq)}"
+            )
+        if wanted:  # first in the window before the round, as most are
+            window = _ts_at_least(start_ms - LOOK_BACK_MS)
+            parts.append(_last_of(f"{before} AND {window} AND ({' OR '.join(wanted.values())})"))
+        if judged is not None:
+            parts.append(_findings_of(table_id, judged[0], judged[1], judged[2]))
+        read = list(source.run(" UNION ALL ".join(parts)).rows) if parts else []
+    key = (start_ms, first.seq)
+    found = {kind: _latest_before(read, kind, key, deck_id) for kind in wanted}
+    missing = [where for kind, where in wanted.items() if found[kind] is None]
     if missing:  # not in the window: further back, in the table's whole history
-        rows += source.run(_last_of(f"{before} AND ({' OR '.join(missing)})")).rows
-    between = _decoded(sorted((r for r in rows if r[0] == "between"), key=_in_time))
-    dealing = next((str(r[4]) for r in rows if r[0] == "deck_in"), None)
-    meter = next((int(r[4]) for r in rows if r[0] == "meter"), None)
-    timeline = sorted([*own, *between], key=lambda e: (e.seq, e.event_id))
-    findings = None
-    if judged is not None:  # a finding's latest row (the rows FINAL would keep)
-        latest: dict[str, tuple[int, str]] = {}
-        for r in rows:
-            if r[0] == "finding" and int(r[1]) >= latest.get(str(r[3]), (-1, ""))[0]:
-                latest[str(r[3])] = (int(r[1]), str(r[4]))
-        findings = sorted(
-            (_finding(finding_id, text) for finding_id, (_, text) in latest.items()),
-            key=_finding_order,
+        further = source.run(_last_of(f"{before} AND ({' OR '.join(missing)})")).rows
+        for kind in wanted:
+            if found[kind] is None:
+                found[kind] = _latest_before(further, kind, key, deck_id)
+    dealing, meter = found.get("deck_in"), found.get("meter")
+    low, high = start_ms - MARGIN_MS, ts_to_ms(last.ts) + MARGIN_MS
+    between = _decoded(
+        sorted(
+            (
+                r
+                for r in read
+                if r[0] == "between" and gaps and first.seq < int(r[2]) < last.seq
+                and low <= int(r[1]) <= high
+            ),
+            key=_in_time,
         )
-    return timeline, dealing, meter, findings
+    )  # fmt: skip
+    timeline = sorted([*own, *between], key=lambda e: (e.seq, e.event_id))
+    return timeline, dealing, None if meter is None else int(meter), _stored(read, judged)
 
 
-def _last_of(where: str) -> str:
-    """The statement of the last event of each type (in time, then seq) in
-    ``procedure_events`` matching ``where``: ``type, 0, seq, event_id`` and the value the
-    reconstruction takes of it (a deck_in's dealing, a meter's amount) as the decoded
-    event holds it (``raw_events``, which the view fills it from, holds decoded events
-    only: docs/store.md)."""
-    return (
-        "SELECT type AS part, 0, seq, event_id, if(type = 'meter', toString(amount), "
-        f"toString(dealing)) FROM procedure_events WHERE {where} "
-        "ORDER BY ts DESC, seq DESC LIMIT 1 BY type"
+def _latest_before(rows: Rows, kind: str, before: tuple[int, int], deck_id: object) -> str | None:
+    """The value of the last ``kind`` row (``deck_in`` of ``deck_id``, or ``meter``) of
+    ``rows`` (:func:`_last_of`'s) before the round's first event, in time, then seq."""
+    candidates = [
+        (int(r[1]), int(r[2]), str(r[3]), str(r[4]))
+        for r in rows
+        if r[0] == kind
+        and (int(r[1]), int(r[2])) < before
+        and (kind != "deck_in" or r[3] == deck_id)
+    ]
+    return max(candidates)[3] if candidates else None
+
+
+def _stored(rows: Rows, judged: tuple[str, str, int] | None) -> list[FindingEntry] | None:
+    """The findings of the round ``judged`` among the ``finding`` rows
+    (:func:`_findings_of`'s): of its start and its latest judgement, a finding's latest row
+    (the one ``FINAL`` would keep), as ``findings_v`` shows them; None when not judged."""
+    if judged is None:
+        return None
+    latest: dict[str, tuple[int, list[Any]]] = {}
+    for r in rows:
+        if r[0] != "finding" or int(r[1]) < judged[2]:
+            continue
+        columns = json.loads(str(r[4]))
+        if columns[10] == judged[1] and int(r[1]) >= latest.get(str(r[3]), (-1, []))[0]:
+            latest[str(r[3])] = (int(r[1]), columns)
+    return sorted(
+        (_finding(finding_id, columns) for finding_id, (_, columns) in latest.items()),
+        key=_finding_order,
     )
 
 
-def _finding(finding_id: str, text: str) -> FindingEntry:
-    """A stored finding from its id and the JSON array of its columns (check, severity,
-    regulation, message, seat, bet, expected, actual, event_ids, ts in ms)."""
-    c = json.loads(text)
+def _findings_of(table_id: str, round_id: str, start: str | None, since_ms: int) -> str:
+    """The statement of the stored findings of a round_id (of the round begun by ``start``
+    only, when given) judged at ``since_ms`` or later: ``finding``, judged_at in ms, 0,
+    finding_id and its columns as a JSON array (:func:`_finding`), its round's
+    start_event_id last."""
+    started = "" if start is None else f"AND start_event_id = {quote(start)} "
+    return (
+        "SELECT 'finding', toUnixTimestamp64Milli(judged_at), 0, finding_id, "
+        "toJSONString(tuple(check, severity, regulation, message, seat, bet, expected, "
+        "actual, event_ids, toUnixTimestamp64Milli(ts), start_event_id)) FROM findings "
+        f"WHERE table_id = {quote(table_id)} AND round_id = {quote(round_id)} {started}"
+        f"AND judged_at >= {_ms(since_ms)}"
+    )
+
+
+def _last_of(where: str, *, by: str = "type") -> str:
+    """The statement of the last event (in time, then seq) of each ``by`` (each type: the
+    deck_in looked for and the meter) in ``procedure_events`` matching ``where``: its
+    type, ts in ms, seq, deck_id and the value the reconstruction takes of it (a deck_in's
+    dealing, a meter's amount) as the decoded event holds it (``raw_events``, which the
+    view fills it from, holds decoded events only: docs/store.md)."""
+    return (
+        "SELECT type AS part, toUnixTimestamp64Milli(ts), seq, deck_id, if(type = 'meter', "
+        f"toString(amount), toString(dealing)) FROM procedure_events WHERE {where} "
+        f"ORDER BY ts DESC, seq DESC, event_id DESC LIMIT 1 BY {by}"
+    )
+
+
+def _finding(finding_id: str, c: Sequence[Any]) -> FindingEntry:
+    """A stored finding from its id and its columns, from JSON (check, severity, regulation,
+    message, seat, bet, expected, actual, event_ids, ts in ms)."""
     return FindingEntry(
         check=str(c[0]),
         severity=str(c[1]),

@@ -528,9 +528,11 @@ def test_from_the_store_the_same_report_with_the_stored_findings(
         assert stored == from_events
 
 
-def _reused(directory: Path, first_seq: int = 333) -> tuple[Path, Path]:
+def _reused(
+    directory: Path, first_seq: int = 333, at: str = "2026-11-29T21:41"
+) -> tuple[Path, Path]:
     """The golden LIR round, then the table gives R-77 again to a round with one seat
-    (its seq from ``first_seq``: 1 for a controller reset)."""
+    (its seq from ``first_seq``: 1 for a controller reset), at the minute ``at``."""
     steps: list[tuple[str, dict[str, Any]]] = [
         ("round_start", {"deck_id": "D-9", "dealer_id": "DL-5"}),
         ("wager", {"seat": 1, "bet": "bet1", "amount": 100}),
@@ -555,7 +557,7 @@ def _reused(directory: Path, first_seq: int = 333) -> tuple[Path, Path]:
             "event_id": f"L2-{n}",
             "table_id": "LIR-G",
             "seq": first_seq + n,
-            "ts": f"2026-11-29T21:41:{n:02d}.000Z",
+            "ts": f"{at}:{n:02d}.000Z",
             "type": kind,
             "round_id": "R-77",
             **fields,
@@ -570,13 +572,16 @@ def _reused(directory: Path, first_seq: int = 333) -> tuple[Path, Path]:
     return events, config
 
 
+# the same hour: one span of the round_id's events, read with what is around them; hours
+# later: read by their span, then what is around the latest (from_store.NARROW_MS)
+@pytest.mark.parametrize("at", ["2026-11-29T21:41", "2026-11-29T23:41"], ids=["soon", "hours-on"])
 @pytest.mark.parametrize("first_seq", [333, 1], ids=["seq-on", "controller-reset"])
 def test_a_reused_round_id_shows_the_latest_and_names_the_other(
-    tmp_path: Path, first_seq: int
+    tmp_path: Path, first_seq: int, at: str
 ) -> None:
     from tests.rounds.conftest import fill_store
 
-    files = _reused(tmp_path, first_seq)
+    files = _reused(tmp_path, first_seq, at)
     dsn = f"chdb:///{tmp_path / 'store'}"
     fill_store(dsn, *files)
     for where in (["--events", str(files[0]), "--config", str(files[1])], ["--dsn", dsn]):
