@@ -80,7 +80,7 @@ from tablewatch.rules.config import parse_config  # noqa: E402
 from tablewatch.rules.decode import decode_event, encode_event  # noqa: E402
 from tablewatch.sim.floor import Floor  # noqa: E402
 from tablewatch.store.batch import StoreBatch  # noqa: E402
-from tablewatch.store.client import Client, connect  # noqa: E402
+from tablewatch.store.client import Client, connect, open_store  # noqa: E402
 from tablewatch.store.migrate import migrate  # noqa: E402
 from tablewatch.store.table_directory import directory_rows, write_directory  # noqa: E402
 from tablewatch.store.writer import StoreWriter  # noqa: E402
@@ -232,7 +232,7 @@ def fill(
                events_until=events_until)  # fmt: skip
         expanded = time.perf_counter() - started
         started = time.perf_counter()
-        for table in ("rounds", "settlements", "findings"):
+        for table in ("rounds", "settlements", "findings", "round_index"):
             client.command(f"OPTIMIZE TABLE {table} FINAL")
         optimized = time.perf_counter() - started
         return {"seed_s": seeded, "expand_s": expanded, "optimize_s": optimized, **counts(client)}
@@ -437,6 +437,9 @@ def main() -> None:
         out["fill"] = fill(directory, args.rounds, args.seed_rounds, args.tables,
                            first=args.expand_from, events_until=args.events_copies)  # fmt: skip
         print(json.dumps(out["fill"]), flush=True)
+    else:  # a store filled by an older schema gets what the reads of today's need
+        with open_store(f"chdb:///{directory}") as client:
+            migrate(client)
     TABLES_OF[directory] = args.tables
     out.update(measure(directory, args.requests, args.worker, args.events_copies))
     if args.json:
