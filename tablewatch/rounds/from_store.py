@@ -40,7 +40,7 @@ parts of the whole table rather than with the round.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from tablewatch.rounds.reconstruct import judge_alone, report_of
@@ -66,7 +66,9 @@ class RowSource(Protocol):
 
 
 # every event row read: what it is to the reconstruction, its time, seq, id and bytes
-_EVENT_COLUMNS = "toUnixTimestamp64Milli(ts) AS at_ms, seq, event_id, payload"
+# (the event's time, seq and id are the decoded payload's: reading their columns too costs
+# about a third more)
+_EVENT_COLUMNS = "0 AS at_ms, 0 AS seq, '' AS event_id, payload"
 # a deck's deck_in, the last meter reading: first in the 9 hours before the round (a deck
 # stays at most 4 hours dealt by hand, 8 from a shoe: DECK_CHANGE_OVERDUE), then further
 LOOK_BACK_MS = 9 * 3_600_000
@@ -98,43 +100,43 @@ def load_round(
     judgements read as the store holds them."""
     table, rnd = quote(table_id), quote(round_id)
     parts = [
-        # at_ms, seq: the span of its events' ts in ms (NULL: none indexed); event_id: its
-        # finding rows; payload: {start_event_id: latest judged_at in ms} as JSON arrays
-        "SELECT 'index' AS part, toUnixTimestamp64Milli(min(first_ts)) AS at_ms, "
-        "toUInt64(toUnixTimestamp64Milli(max(last_ts))) AS seq, "
-        "toString(sum(finding_rows)) AS event_id, toJSONString(maxMap(judged)) AS payload "
-        f"FROM round_index WHERE table_id = {table} AND round_id = {rnd} HAVING count() > 0"
+        # a row per part not merged yet: at_ms, seq: the span of its events' ts in ms (NULL:
+        # none counted there); event_id: its finding rows; payload: the latest judged_at in
+        # ms by start_event_id, as JSON arrays [[starts], [ms]]
+        "SELECT 'index' AS part, toUnixTimestamp64Milli(first_ts) AS at_ms, "
+        "toUInt64(toUnixTimestamp64Milli(last_ts)) AS seq, toString(finding_rows) AS event_id, "
+        f"toJSONString(judged) AS payload FROM round_index WHERE table_id = {table} "
+        f"AND round_id = {rnd}"
     ]
-    if configs is None:
-        # tables_v's row (the newest by updated_at) without its FINAL, a read of its own
+    if configs is None:  # tables_v's row (the newest by updated_at) without its FINAL
         parts.append(
-            "SELECT 'config', 0, 0, '', argMax(config, updated_at) FROM table_directory "
-            f"WHERE table_id = {table} HAVING count() > 0"
+            "SELECT 'config', toUnixTimestamp64Milli(updated_at), 0, '', config "
+            f"FROM table_directory WHERE table_id = {table}"
         )
     rows = source.run(" UNION ALL ".join(parts)).rows
-    config = _config(table_id, configs, [r[4] for r in rows if r[0] == "config"])
-    index = next((r for r in rows if r[0] == "index"), None)
+    newest = max((r for r in rows if r[0] == "config"), key=lambda r: (r[1], r[4]), default=None)
+    config = _config(table_id, configs, [] if newest is None else [newest[4]])
+    indexed = [r for r in rows if r[0] == "index"]
     judged: dict[str, int] = {}  # start_event_id: its latest judged_at in ms
-    span: tuple[int, int] | None = None
-    findings = True  # whether a finding row of the round_id may be stored
-    if index is not None:
-        starts_judged, at_ms = json.loads(str(index[4]))
-        judged = {str(s): int(ms) for s, ms in zip(starts_judged, at_ms, strict=True)}
-        if index[1] is not None and index[2] is not None:
-            span = (int(index[1]), int(index[2]))
-        findings = int(index[3]) > 0
+    for row in indexed:  # the index's rows of the round_id merged: maxima, minima, a sum
+        for start, ms in zip(*json.loads(str(row[4])), strict=True):
+            judged[str(start)] = max(int(ms), judged.get(str(start), int(ms)))
+    firsts = [int(r[1]) for r in indexed if r[1] is not None]
+    lasts = [int(r[2]) for r in indexed if r[2] is not None]
+    span = (min(firsts), max(lasts)) if firsts and lasts else None
+    findings = not indexed or sum(int(r[3]) for r in indexed) > 0  # any finding row stored
     around = span is not None and span[1] - span[0] <= NARROW_MS
     reads = _round_reads(table_id, round_id, span, judged if findings else {})
-    if index is None:
+    if not indexed:  # the index holds none of its rows: as the store holds them
         reads.append(
             "SELECT 'judged', max(toUnixTimestamp64Milli(judged_at)), 0, start_event_id, '' "
             f"FROM round_judgements WHERE table_id = {table} AND round_id = {rnd} "
             "GROUP BY start_event_id"
         )
     rows = source.run(" UNION ALL ".join(reads)).rows
-    if index is None:
+    if not indexed:
         judged = {str(r[3]): int(r[1]) for r in rows if r[0] == "judged"}
-    events = _decoded(sorted((r for r in rows if r[0] == "event"), key=_in_time))
+    events = _decoded(r for r in rows if r[0] == "event")
     if not events:
         raise RoundNotFound(f"table {table_id} has no stored event of round {round_id!r}")
     starts = _starts(events, judged)
@@ -204,8 +206,8 @@ def _round_reads(
     return reads
 
 
-def _in_time(row: Sequence[Any]) -> tuple[int, int, str]:
-    return int(row[1]), int(row[2]), str(row[3])
+def _in_time(event: AnyEvent) -> tuple[int, int, str]:
+    return ts_to_ms(event.ts), event.seq, event.event_id
 
 
 def _config(
@@ -229,18 +231,17 @@ def _config(
         ) from None
 
 
-def _decoded(rows: Rows) -> list[AnyEvent]:
-    """The events of ``part, at_ms, seq, event_id, payload`` rows, in their order, decoded
-    again from the payload stored as received; an ``event_id`` once (its first row: the
-    copies of a redelivered event are the same bytes)."""
-    out = []
+def _decoded(rows: Iterable[Sequence[Any]]) -> list[AnyEvent]:
+    """The events of the rows' payloads (their last column), decoded again from the payload
+    stored as received, in time, then seq and event_id order; an ``event_id`` once (the
+    copies of a redelivered event are the same bytes, decoded once)."""
+    payloads = {row[-1] if isinstance(row[-1], bytes | str) else str(row[-1]) for row in rows}
+    out: list[AnyEvent] = []
     seen: set[str] = set()
-    for row in rows:
-        if row[3] in seen:
-            continue
-        seen.add(row[3])
-        payload = row[4]
-        out.append(decode_event(payload if isinstance(payload, bytes | str) else str(payload)))
+    for event in sorted(map(decode_event, payloads), key=_in_time):
+        if event.event_id not in seen:
+            seen.add(event.event_id)
+            out.append(event)
     return out
 
 
@@ -331,17 +332,11 @@ def _around(
                 found[kind] = _latest_before(further, kind, key, deck_id)
     dealing, meter = found.get("deck_in"), found.get("meter")
     low, high = start_ms - MARGIN_MS, ts_to_ms(last.ts) + MARGIN_MS
-    between = _decoded(
-        sorted(
-            (
-                r
-                for r in read
-                if r[0] == "between" and gaps and first.seq < int(r[2]) < last.seq
-                and low <= int(r[1]) <= high
-            ),
-            key=_in_time,
-        )
-    )  # fmt: skip
+    between = [
+        e
+        for e in _decoded(r for r in read if r[0] == "between" and gaps)
+        if first.seq < e.seq < last.seq and low <= ts_to_ms(e.ts) <= high
+    ]
     timeline = sorted([*own, *between], key=lambda e: (e.seq, e.event_id))
     return timeline, dealing, None if meter is None else int(meter), _stored(read, judged)
 
