@@ -121,6 +121,15 @@ class ProductReader(ReadOnlyReader):
             self._shapes.add(shape)
         return canonical
 
+    def _collect(self, statement: str) -> Answer:
+        """The rows in one piece: the product's statements read a page or a round, and the
+        engine holds them to the session's result limits (``max_result_rows``,
+        ``max_result_bytes``, thrown past them); the block stream's per-block step and the
+        count of every value kept for callers' SQL cost the reconstruction several
+        percent."""
+        result = self.client.query(statement, settings=self._settings)
+        return Answer(list(result.column_names), result.result_rows)
+
 
 def open_product_reader(dsn: str, limits: QueryLimits | None = None) -> ProductReader:
     """A :class:`ProductReader` on the store at ``dsn`` (a client of its own)."""
