@@ -437,9 +437,10 @@ def main() -> None:
         out["fill"] = fill(directory, args.rounds, args.seed_rounds, args.tables,
                            first=args.expand_from, events_until=args.events_copies)  # fmt: skip
         print(json.dumps(out["fill"]), flush=True)
-    else:  # a store filled by an older schema gets what the reads of today's need
+    else:  # a store filled by an older schema gets what the reads of today's need, merged
         with open_store(f"chdb:///{directory}") as client:
-            migrate(client)
+            if migrate(client):  # as the fill merges what it wrote
+                client.command("OPTIMIZE TABLE round_index FINAL")
     TABLES_OF[directory] = args.tables
     out.update(measure(directory, args.requests, args.worker, args.events_copies))
     if args.json:
