@@ -179,21 +179,23 @@ def _round_reads(
     each start, in ms) holds any, the stored findings of the round_id since the earliest."""
     table, rnd = quote(table_id), quote(round_id)
     if span is None:
-        return [
-            f"SELECT 'event' AS part, {_EVENT_COLUMNS} FROM raw_events "
-            f"WHERE table_id = {table} AND round_id = {rnd}"
-        ]
+        return [_events_of("'event'", table_id, f"round_id = {rnd}")]
     first, last = span
     if last - first > NARROW_MS:
         return [
-            f"SELECT 'event' AS part, {_EVENT_COLUMNS} FROM raw_events "
-            f"WHERE table_id = {table} AND {_ts_at_least(first)} AND {_ts_at_most(last)} "
-            f"AND round_id = {rnd}"
+            _events_of(
+                "'event'",
+                table_id,
+                f"{_ts_at_least(first)} AND {_ts_at_most(last)} AND round_id = {rnd}",
+            )
         ]
     reads = [
-        f"SELECT if(round_id = '', 'between', 'event') AS part, {_EVENT_COLUMNS} "
-        f"FROM raw_events WHERE table_id = {table} AND {_ts_at_least(first - MARGIN_MS)} "
-        f"AND {_ts_at_most(last + MARGIN_MS)} AND round_id IN ({rnd}, '')",
+        _events_of(
+            "if(round_id = '', 'between', 'event')",
+            table_id,
+            f"{_ts_at_least(first - MARGIN_MS)} AND {_ts_at_most(last + MARGIN_MS)} "
+            f"AND round_id IN ({rnd}, '')",
+        ),
         # before the span the last of each type and deck, within it each one (by event_id)
         _last_of(
             f"table_id = {table} AND {_ts_at_least(first - LOOK_BACK_MS)} "
@@ -204,6 +206,15 @@ def _round_reads(
     if judged:
         reads.append(_findings_of(table_id, round_id, None, min(judged.values())))
     return reads
+
+
+def _events_of(part: str, table_id: str, where: str) -> str:
+    """The statement of the table's ``raw_events`` rows matching ``where``, each named by
+    the expression ``part``, in :data:`_EVENT_COLUMNS` (:func:`_decoded` reads them)."""
+    return (
+        f"SELECT {part} AS part, {_EVENT_COLUMNS} FROM raw_events "
+        f"WHERE table_id = {quote(table_id)} AND {where}"
+    )
 
 
 def _in_time(event: AnyEvent) -> tuple[int, int, str]:
@@ -311,10 +322,13 @@ def _around(
         parts = []
         if gaps:
             parts.append(
-                f"SELECT 'between' AS part, {_EVENT_COLUMNS} FROM raw_events "
-                f"WHERE table_id = {table} AND {_ts_at_least(start_ms - MARGIN_MS)} "
-                f"AND {_ts_at_most(ts_to_ms(last.ts) + MARGIN_MS)} "
-                f"AND round_id = '' AND seq > {integer(first.seq)} AND seq < {integer(last.seq)}"
+                _events_of(
+                    "'between'",
+                    table_id,
+                    f"{_ts_at_least(start_ms - MARGIN_MS)} "
+                    f"AND {_ts_at_most(ts_to_ms(last.ts) + MARGIN_MS)} AND round_id = '' "
+                    f"AND seq > {integer(first.seq)} AND seq < {integer(last.seq)}",
+                )
             )
         if wanted:  # first in the window before the round, as most are
             window = _ts_at_least(start_ms - LOOK_BACK_MS)
@@ -334,7 +348,7 @@ def _around(
     low, high = start_ms - MARGIN_MS, ts_to_ms(last.ts) + MARGIN_MS
     between = [
         e
-        for e in _decoded(r for r in read if r[0] == "between" and gaps)
+        for e in (_decoded(r for r in read if r[0] == "between") if gaps else [])
         if first.seq < e.seq < last.seq and low <= ts_to_ms(e.ts) <= high
     ]
     timeline = sorted([*own, *between], key=lambda e: (e.seq, e.event_id))
