@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from tablewatch.rounds.from_store import load_round
-from tablewatch.store.client import connect
+from tablewatch.rounds.report import RoundReport
+from tablewatch.rules.events import ts_to_ms
+from tablewatch.store.client import open_store
 from tablewatch.store.migrate import available
 from tablewatch.store.read_only import open_reader
 from tests.rounds.conftest import fill_store
@@ -22,12 +24,6 @@ INDEXED = (
 )
 
 
-def _ms(ts: str) -> int:
-    from tablewatch.rules.events import ts_to_ms
-
-    return ts_to_ms(ts)
-
-
 def _store(tmp_path: Path) -> str:
     dsn = f"chdb:///{tmp_path / 'store'}"
     fill_store(dsn, *write_files(tmp_path))
@@ -35,11 +31,16 @@ def _store(tmp_path: Path) -> str:
 
 
 def _rows(dsn: str, sql: str) -> list[tuple[Any, ...]]:
-    client = connect(dsn)
-    try:
+    with open_store(dsn) as client:
         return [tuple(r) for r in client.query(sql).result_rows]
+
+
+def _golden_lir_round(dsn: str) -> RoundReport:
+    reader = open_reader(dsn)
+    try:
+        return load_round(reader, "LIR-G", "R-77")
     finally:
-        client.close()
+        reader.close()
 
 
 def test_a_stored_round_is_indexed_by_its_events_times_judgements_and_findings(
@@ -70,8 +71,8 @@ def test_a_stored_round_is_indexed_by_its_events_times_judgements_and_findings(
         table, rnd = own[0]["table_id"], own[0]["round_id"]
         start = own[0]["event_id"]
         expected[(table, rnd)] = (
-            min(_ms(e["ts"]) for e in own),
-            max(_ms(e["ts"]) for e in own),
+            min(ts_to_ms(e["ts"]) for e in own),
+            max(ts_to_ms(e["ts"]) for e in own),
             [[start], [judged[f"{table} {rnd} {start}"]]],
             findings.get(f"{table} {rnd}", 0),
         )
@@ -83,35 +84,21 @@ def test_the_migrations_fill_indexes_what_its_views_index(tmp_path: Path) -> Non
     dsn = _store(tmp_path)
     by_views = _rows(dsn, INDEXED)
     [migration] = [m for m in available() if m.version == "0015"]
-    client = connect(dsn)
-    try:
+    with open_store(dsn) as client:
         client.command("TRUNCATE TABLE round_index")
         assert client.query("SELECT count() FROM round_index").result_rows == [(0,)]
         for statement in migration.statements():  # the tables and views exist: the fill
             client.command(statement)
-    finally:
-        client.close()
     assert _rows(dsn, INDEXED) == by_views
     assert len(by_views) == 2
 
 
 def test_a_round_the_index_lost_is_read_as_the_store_holds_it(tmp_path: Path) -> None:
     dsn = _store(tmp_path)
-    reader = open_reader(dsn)
-    try:
-        indexed = load_round(reader, "LIR-G", "R-77")
-    finally:
-        reader.close()
-    client = connect(dsn)
-    try:
+    indexed = _golden_lir_round(dsn)
+    with open_store(dsn) as client:
         client.command("TRUNCATE TABLE round_index")
-    finally:
-        client.close()
-    reader = open_reader(dsn)
-    try:
-        lost = load_round(reader, "LIR-G", "R-77")
-    finally:
-        reader.close()
+    lost = _golden_lir_round(dsn)
     assert lost == indexed
     assert lost.findings_source == "store"
     assert [f.check for f in lost.findings] == ["WRONG_PAYOUT"]
