@@ -177,7 +177,7 @@ def _latest_judgements(
     size = 0
     for table_id, round_id in sorted(rounds):
         key = f"({literal(table_id)}, {literal(round_id)})"
-        encoded = len(quote_plus(key)) + 6  # and the ", " before the next
+        encoded = len(quote_plus(key)) + 6  # and the ", " before the next (4 encoded; 2 spare)
         if size + encoded > KEYS_PER_STATEMENT and chunks[-1]:
             chunks.append([])
             size = 0
