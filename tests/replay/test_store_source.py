@@ -3,18 +3,19 @@ run's rows are written on the same client."""
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 from clickhouse_connect.driver.client import Client
 
 from tablewatch.replay.run import Recorder, RunRecord, findings_json, new_run_id, replay
-from tablewatch.replay.store_source import StoreSource
+from tablewatch.replay.store_source import StoreSource, read_ahead
 from tablewatch.rules.audit import Auditor, findings_of
 from tablewatch.rules.config import parse_config
-from tablewatch.rules.decode import EventRejected, encode_event
+from tablewatch.rules.decode import EventRejected, decode_event, encode_event
 from tablewatch.sim.floor import Floor
 from tablewatch.store.client import open_store
 from tablewatch.store.migrate import migrate
@@ -70,3 +71,81 @@ def _decoded(line: bytes) -> dict[str, object]:
 
     value: dict[str, object] = json.loads(line)
     return value
+
+
+def test_payloads_over_several_lines_or_with_escapes_replay_as_each_decodes_alone(
+    client: Client,
+) -> None:
+    """A chunk is split into lines in one step; a payload holding a newline (valid JSON over
+    several lines, kept verbatim by the ingest) has its chunk read value by value, and one
+    with an escape has its strings checked one by one: an escaped letter is that letter, an
+    escaped control character in an id is refused, as when the payload is decoded alone."""
+    floor = Floor(tables=2, rounds=12, seed=5, error_rate=0.3)
+    events = list(floor.events())
+    payloads = [encode_event(event) for event in events]
+    tables = sorted({event.table_id for event in events})
+    first = next(i for i, e in enumerate(events) if e.table_id == tables[0])
+    second, third = [i for i, e in enumerate(events) if e.table_id == tables[1]][:2]
+    payloads[first] = json.dumps(json.loads(payloads[first]), indent=2).encode()
+    payloads[second] = payloads[second].replace(b'"event_id":"', b'"event_id":"\\u0065', 1)
+    payloads[third] = payloads[third].replace(b'"event_id":"', b'"event_id":"\\u0007', 1)
+    assert b"\n" in payloads[first]
+    positions: dict[str, int] = {}
+    rows = []
+    for payload, event in zip(payloads, events, strict=True):
+        position = positions[event.table_id] = positions.get(event.table_id, 0) + 1
+        row = event_row(payload, event, 0, 0, 1_796_000_000_000)
+        rows.append((*row[:10], position, "", ""))
+    client.insert("raw_events", rows, column_names=EVENT_COLUMNS)
+
+    def alone(payload: bytes) -> object:
+        try:
+            return decode_event(payload)
+        except EventRejected as rejected:
+            return rejected.reason
+
+    expected = [
+        alone(payload)
+        for table in tables
+        for payload, event in zip(payloads, events, strict=True)
+        if event.table_id == table
+    ]
+    replayed = [
+        item
+        for run in StoreSource(client, chunk=50).runs()
+        for item in ([run.reason] if isinstance(run, EventRejected) else run)
+    ]
+    assert replayed == expected
+    assert replayed[positions[tables[0]] + 1] == (
+        "holds U+0007, which is not a printable character: an id is 1 to 64 printable characters"
+    )
+    assert sum(isinstance(item, str) for item in replayed) == 1
+
+
+def test_read_ahead_gives_every_item_in_order_raises_where_it_failed_and_closes() -> None:
+    made: list[int] = []
+    closed: list[bool] = []
+
+    def items(fail_at: int | None) -> Generator[int, None, None]:
+        try:
+            for k in range(5):
+                if k == fail_at:
+                    raise ValueError(f"item {k} cannot be read")
+                made.append(k)
+                yield k
+        finally:
+            closed.append(True)
+
+    assert list(read_ahead(items(None))) == [0, 1, 2, 3, 4]
+    assert closed == [True]
+    got: list[int] = []
+    with pytest.raises(ValueError, match="item 3 cannot be read"):
+        for item in read_ahead(items(3)):
+            got.append(item)
+    assert got == [0, 1, 2]
+    made.clear()
+    closed.clear()
+    ahead = read_ahead(items(None))
+    assert next(ahead) == 0
+    ahead.close()  # the caller stops: the step under way ends, then the items are closed
+    assert made == [0, 1] and closed == [True]
