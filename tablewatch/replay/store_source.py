@@ -30,11 +30,13 @@ from tablewatch.rules.decode import decode_lines, is_plain
 
 CHUNK = 100_000  # positions (or seq values) per query
 DECODE_BLOCK = 512  # events decoded and folded at a time (in the CPU cache, as a file's block)
-# a chunk's payloads as they are, each ended by a newline, then how many rows there were
+# a chunk's payloads as they are, each ended by a newline, then how many rows there were;
+# read by one engine thread, the fold having the other core
 _LINES = {
     "format_template_resultset_format": "${data}${rows:Raw}",
     "format_template_row_format": "${payload:Raw}\n",
     "format_template_rows_between_delimiter": "",
+    "max_threads": 1,
 }
 T = TypeVar("T")
 
