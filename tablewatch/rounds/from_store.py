@@ -23,9 +23,9 @@ attached), or, for a round the worker has not judged yet, the new judgement's.
 
 What is read, by primary key each: first the round_id's row of ``round_index``
 (migration 0015: the span of its events' times, the latest judgement of each of its
-rounds, whether any finding row names it) and the table's configuration; then its events
-as a range of ``raw_events`` (ordered by table and time) with the table events around
-them, the deck_in and meter readings that may be the last before it (``procedure_events``)
+rounds, whether any finding row names it); then its events as a range of ``raw_events``
+(ordered by table and time) with the table events around them, the deck_in and meter
+readings that may be the last before it (``procedure_events``), the table's configuration
 and, when it has any, its stored findings. Each statement reads a few granules, whatever
 the store holds; each statement costs its checks and a round trip, each read the engine's
 fixed cost of a table (docs/api.md, "Figures").
@@ -99,24 +99,15 @@ def load_round(
     ``round_judgements`` and the round_id bloom filter are the way back) has its events and
     judgements read as the store holds them."""
     table, rnd = quote(table_id), quote(round_id)
-    parts = [
-        # a row per part not merged yet: at_ms, seq: the span of its events' ts in ms (NULL:
-        # none counted there); event_id: its finding rows; payload: the latest judged_at in
-        # ms by start_event_id, as JSON arrays [[starts], [ms]]
+    # a row per part not merged yet: at_ms, seq: the span of its events' ts in ms (NULL: none
+    # counted there); event_id: its finding rows; payload: the latest judged_at in ms by
+    # start_event_id, as JSON arrays [[starts], [ms]]
+    indexed = source.run(
         "SELECT 'index' AS part, toUnixTimestamp64Milli(first_ts) AS at_ms, "
         "toUInt64(toUnixTimestamp64Milli(last_ts)) AS seq, toString(finding_rows) AS event_id, "
         f"toJSONString(judged) AS payload FROM round_index WHERE table_id = {table} "
         f"AND round_id = {rnd}"
-    ]
-    if configs is None:  # tables_v's row (the newest by updated_at) without its FINAL
-        parts.append(
-            "SELECT 'config', toUnixTimestamp64Milli(updated_at), 0, '', config "
-            f"FROM table_directory WHERE table_id = {table}"
-        )
-    rows = source.run(" UNION ALL ".join(parts)).rows
-    newest = max((r for r in rows if r[0] == "config"), key=lambda r: (r[1], r[4]), default=None)
-    config = _config(table_id, configs, [] if newest is None else [newest[4]])
-    indexed = [r for r in rows if r[0] == "index"]
+    ).rows
     judged: dict[str, int] = {}  # start_event_id: its latest judged_at in ms
     for row in indexed:  # the index's rows of the round_id merged: maxima, minima, a sum
         for start, ms in zip(*json.loads(str(row[4])), strict=True):
@@ -133,7 +124,14 @@ def load_round(
             f"FROM round_judgements WHERE table_id = {table} AND round_id = {rnd} "
             "GROUP BY start_event_id"
         )
+    if configs is None:  # tables_v's row (the newest by updated_at) without its FINAL
+        reads.append(
+            "SELECT 'config', toUnixTimestamp64Milli(updated_at), 0, '', config "
+            f"FROM table_directory WHERE table_id = {table}"
+        )
     rows = source.run(" UNION ALL ".join(reads)).rows
+    newest = max((r for r in rows if r[0] == "config"), key=lambda r: (r[1], r[4]), default=None)
+    config = _config(table_id, configs, [] if newest is None else [newest[4]])
     if not indexed:
         judged = {str(r[3]): int(r[1]) for r in rows if r[0] == "judged"}
     events = _decoded(r for r in rows if r[0] == "event")

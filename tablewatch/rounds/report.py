@@ -8,8 +8,10 @@ the auditor API's ``/api/v1/rounds/{table_id}/{round_id}``; every field is descr
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 FORMAT_VERSION = 1  # of as_dict(): a field removed or changed in meaning makes a new one
 
@@ -148,7 +150,10 @@ class RoundReport:
     same_round_id: list[str]  # start_event_id of other rounds the table gave this round_id
 
     def as_dict(self) -> dict[str, Any]:
-        out = asdict(self)
+        """The report as JSON-ready values: each dataclass a dict of its fields in order,
+        each tuple a list (``msgspec.to_builtins``: a tenth of ``dataclasses.asdict``'s
+        time, which copies every value deeply)."""
+        out: dict[str, Any] = msgspec.to_builtins(self)
         out["format"] = FORMAT_VERSION
         return out
 
