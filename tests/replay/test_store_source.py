@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from clickhouse_connect.driver.client import Client
 
 from tablewatch.replay.run import Recorder, RunRecord, findings_json, new_run_id, replay
-from tablewatch.replay.store_source import StoreSource, read_ahead
+from tablewatch.replay.store_source import StoreSource
 from tablewatch.rules.audit import Auditor, findings_of
 from tablewatch.rules.config import parse_config
 from tablewatch.rules.decode import EventRejected, decode_event, encode_event
@@ -76,10 +76,10 @@ def _decoded(line: bytes) -> dict[str, object]:
 def test_payloads_over_several_lines_or_with_escapes_replay_as_each_decodes_alone(
     client: Client,
 ) -> None:
-    """A chunk is split into lines in one step; a payload holding a newline (valid JSON over
-    several lines, kept verbatim by the ingest) has its chunk read value by value, and one
-    with an escape has its strings checked one by one: an escaped letter is that letter, an
-    escaped control character in an id is refused, as when the payload is decoded alone."""
+    """A payload holding a newline (valid JSON over several lines, kept verbatim by the
+    ingest) is one event, and one with an escape has its strings checked one by one: an
+    escaped letter is that letter, an escaped control character in an id is refused, as
+    when the payload is decoded alone."""
     floor = Floor(tables=2, rounds=12, seed=5, error_rate=0.3)
     events = list(floor.events())
     payloads = [encode_event(event) for event in events]
@@ -120,32 +120,3 @@ def test_payloads_over_several_lines_or_with_escapes_replay_as_each_decodes_alon
         "holds U+0007, which is not a printable character: an id is 1 to 64 printable characters"
     )
     assert sum(isinstance(item, str) for item in replayed) == 1
-
-
-def test_read_ahead_gives_every_item_in_order_raises_where_it_failed_and_closes() -> None:
-    made: list[int] = []
-    closed: list[bool] = []
-
-    def items(fail_at: int | None) -> Generator[int, None, None]:
-        try:
-            for k in range(5):
-                if k == fail_at:
-                    raise ValueError(f"item {k} cannot be read")
-                made.append(k)
-                yield k
-        finally:
-            closed.append(True)
-
-    assert list(read_ahead(items(None))) == [0, 1, 2, 3, 4]
-    assert closed == [True]
-    got: list[int] = []
-    with pytest.raises(ValueError, match="item 3 cannot be read"):
-        for item in read_ahead(items(3)):
-            got.append(item)
-    assert got == [0, 1, 2]
-    made.clear()
-    closed.clear()
-    ahead = read_ahead(items(None))
-    assert next(ahead) == 0
-    ahead.close()  # the caller stops: the step under way ends, then the items are closed
-    assert made == [0, 1] and closed == [True]
