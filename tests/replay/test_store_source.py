@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 from clickhouse_connect.driver.client import Client
 
@@ -116,6 +117,10 @@ def test_payloads_over_several_lines_or_with_escapes_replay_as_each_decodes_alon
         for item in ([run.reason] if isinstance(run, EventRejected) else run)
     ]
     assert replayed == expected
+    assert replayed[0] == events[first]  # the payload over several lines: the event it is
+    assert replayed[positions[tables[0]]] == msgspec.structs.replace(
+        events[second], event_id="e" + events[second].event_id
+    )
     assert replayed[positions[tables[0]] + 1] == (
         "holds U+0007, which is not a printable character: an id is 1 to 64 printable characters"
     )
