@@ -99,23 +99,22 @@ def load_round(
     ``round_judgements`` and the round_id bloom filter are the way back) has its events and
     judgements read as the store holds them."""
     table, rnd = quote(table_id), quote(round_id)
-    # a row per part not merged yet: at_ms, seq: the span of its events' ts in ms (NULL: none
-    # counted there); event_id: its finding rows; payload: the latest judged_at in ms by
-    # start_event_id, as JSON arrays [[starts], [ms]]
+    # a row per part not merged yet: the span of its events' ts in ms (NULL: none counted
+    # there), its finding rows, the latest judged_at in ms by start_event_id as JSON arrays
+    # [[starts], [ms]]
     indexed = source.run(
-        "SELECT 'index' AS part, toUnixTimestamp64Milli(first_ts) AS at_ms, "
-        "toUInt64(toUnixTimestamp64Milli(last_ts)) AS seq, toString(finding_rows) AS event_id, "
-        f"toJSONString(judged) AS payload FROM round_index WHERE table_id = {table} "
+        "SELECT toUnixTimestamp64Milli(first_ts), toUnixTimestamp64Milli(last_ts), "
+        f"finding_rows, toJSONString(judged) FROM round_index WHERE table_id = {table} "
         f"AND round_id = {rnd}"
     ).rows
     judged: dict[str, int] = {}  # start_event_id: its latest judged_at in ms
     for row in indexed:  # the index's rows of the round_id merged: maxima, minima, a sum
-        for start, ms in zip(*json.loads(str(row[4])), strict=True):
+        for start, ms in zip(*json.loads(str(row[3])), strict=True):
             judged[str(start)] = max(int(ms), judged.get(str(start), int(ms)))
-    firsts = [int(r[1]) for r in indexed if r[1] is not None]
-    lasts = [int(r[2]) for r in indexed if r[2] is not None]
+    firsts = [int(r[0]) for r in indexed if r[0] is not None]
+    lasts = [int(r[1]) for r in indexed if r[1] is not None]
     span = (min(firsts), max(lasts)) if firsts and lasts else None
-    findings = not indexed or sum(int(r[3]) for r in indexed) > 0  # any finding row stored
+    findings = not indexed or sum(int(r[2]) for r in indexed) > 0  # any finding row stored
     around = span is not None and span[1] - span[0] <= NARROW_MS
     reads = _round_reads(table_id, round_id, span, judged if findings else {})
     if not indexed:  # the index holds none of its rows: as the store holds them
