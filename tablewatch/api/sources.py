@@ -152,6 +152,8 @@ class ReaderPool:
     (the worker's pool answers the same way). Readers are opened on first use.
     """
 
+    concurrent = True  # statements from several threads run at once, each on its reader
+
     def __init__(
         self, open_reader: Callable[[], ReadOnlyReader], *, size: int = 4, wait_s: float = 2.0
     ) -> None:

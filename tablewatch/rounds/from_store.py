@@ -28,7 +28,10 @@ rounds, whether any finding row names it); then its events as a range of ``raw_e
 readings that may be the last before it (``procedure_events``), the table's configuration
 and, when it has any, its stored findings. Each statement reads a few granules, whatever
 the store holds; each statement costs its checks and a round trip, each read the engine's
-fixed cost of a table (docs/api.md, "Figures").
+fixed cost of a table (docs/api.md, "Figures"), one table after another. A source that
+runs statements at once (the API's pool of readers) has each statement split in two and
+both halves run together: the table directory beside the index, the events beside the
+rest.
 
 The stored findings are those of the round's key at or after its latest ``judged_at``,
 each ``finding_id``'s latest row kept (the one ``FINAL`` keeps): the rows ``findings_v``
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from tablewatch.rounds.reconstruct import judge_alone, report_of
@@ -60,7 +64,12 @@ from tablewatch.store.sql_literals import integer, quote
 
 
 class RowSource(Protocol):
-    """Where the reads run their statements (``ReadOnlyReader`` is one)."""
+    """Where the reads run their statements (``ReadOnlyReader`` is one). A source whose
+    statements from several threads run at once, each waiting for a reader of its own (the
+    API's :class:`~tablewatch.api.sources.ReaderPool`), says so with a true ``concurrent``
+    attribute: the reconstruction then runs its second statement in two halves at once
+    (:func:`_together`). The worker's ``/query`` does not: it refuses a statement when
+    its few readers are busy rather than wait, and would turn away another caller's."""
 
     def run(self, sql: str) -> Answer: ...
 
@@ -78,6 +87,9 @@ MARGIN_MS = 60_000  # table events between a round's first and last: within a mi
 NARROW_MS = 3_600_000
 
 Rows = Sequence[Sequence[Any]]
+# the threads a reconstruction's statements run on at once (a few requests' worth: each
+# waits for a reader of its source as a single statement would)
+_READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="round-reads")
 
 
 def load_round(
@@ -92,21 +104,32 @@ def load_round(
     of the table, given or in the directory) or :class:`RoundNotFound` (no event of that
     round, or no round of it begun by ``start_event_id``), each naming what is missing.
 
-    Two statements in the usual case (the module's docstring). A round_id whose events span
+    Two statements in the usual case (the module's docstring), each split in two run at
+    once on a concurrent source (:class:`RowSource`). A round_id whose events span
     over an hour (given by the table to rounds hours apart) has its events read by their
     span, then what is around the chosen round as a third statement; one the index does not
     hold (an index row is kept as long as the rows it counts: the store's own
     ``round_judgements`` and the round_id bloom filter are the way back) has its events and
     judgements read as the store holds them."""
     table, rnd = quote(table_id), quote(round_id)
+    concurrent = bool(getattr(source, "concurrent", False))
     # a row per part not merged yet: the span of its events' ts in ms (NULL: none counted
     # there), its finding rows, the latest judged_at in ms by start_event_id as JSON arrays
     # [[starts], [ms]]
-    indexed = source.run(
+    index = (
         "SELECT toUnixTimestamp64Milli(first_ts), toUnixTimestamp64Milli(last_ts), "
         f"finding_rows, toJSONString(judged) FROM round_index WHERE table_id = {table} "
         f"AND round_id = {rnd}"
-    ).rows
+    )
+    # tables_v's row (the newest by updated_at) without its FINAL
+    directory = [] if configs is not None else [
+        "SELECT 'config', toUnixTimestamp64Milli(updated_at), 0, '', config "
+        f"FROM table_directory WHERE table_id = {table}"
+    ]  # fmt: skip
+    # on a concurrent source the directory is read beside the index, else with the events
+    indexed, *configured = _together(source, [index, *directory]) if concurrent else [
+        source.run(index).rows
+    ]  # fmt: skip
     judged: dict[str, int] = {}  # start_event_id: its latest judged_at in ms
     for row in indexed:  # the index's rows of the round_id merged: maxima, minima, a sum
         for start, ms in zip(*json.loads(str(row[3])), strict=True):
@@ -123,12 +146,11 @@ def load_round(
             f"FROM round_judgements WHERE table_id = {table} AND round_id = {rnd} "
             "GROUP BY start_event_id"
         )
-    if configs is None:  # tables_v's row (the newest by updated_at) without its FINAL
-        reads.append(
-            "SELECT 'config', toUnixTimestamp64Milli(updated_at), 0, '', config "
-            f"FROM table_directory WHERE table_id = {table}"
-        )
-    rows = source.run(" UNION ALL ".join(reads)).rows
+    if concurrent:  # the events beside the rest
+        halves = [reads[0], " UNION ALL ".join(reads[1:])] if len(reads) > 1 else reads
+        rows = [row for part in [*_together(source, halves), *configured] for row in part]
+    else:
+        rows = list(source.run(" UNION ALL ".join([*reads, *directory])).rows)
     newest = max((r for r in rows if r[0] == "config"), key=lambda r: (r[1], r[4]), default=None)
     config = _config(table_id, configs, [] if newest is None else [newest[4]])
     if not indexed:
@@ -162,6 +184,20 @@ def load_round(
     result = judge_alone(config, timeline, dealing=dealing, meter=meter)
     others = [events[i].event_id for i in starts if i != begin]
     return report_of(result, timeline, config, findings=stored, same_round_id=others)
+
+
+def _together(source: RowSource, statements: Sequence[str]) -> list[Rows]:
+    """The rows of each statement, in their order, the first run on this thread and the
+    others at once on threads of :data:`_READS` (on a concurrent source: :class:`RowSource`).
+    Each table a statement reads costs the engine its planning, about as much as the read,
+    one table after another: split in two, a round's reads take about the time of the larger
+    half."""
+    others = [_READS.submit(source.run, statement) for statement in statements[1:]]
+    try:
+        first = source.run(statements[0]).rows
+    finally:
+        answers = [other.result() for other in others]  # none left running past the call
+    return [first, *(answer.rows for answer in answers)]
 
 
 def _round_reads(

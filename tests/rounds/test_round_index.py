@@ -5,15 +5,17 @@ reconstruction that is the same without it."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
+from tablewatch.api.sources import ReaderPool, open_product_reader
 from tablewatch.rounds.from_store import load_round
 from tablewatch.rounds.report import RoundReport
 from tablewatch.rules.events import ts_to_ms
 from tablewatch.store.client import open_store
 from tablewatch.store.migrate import available
-from tablewatch.store.read_only import open_reader
+from tablewatch.store.read_only import Answer, open_reader
 from tests.rounds.conftest import fill_store
 from tests.rounds.golden import FCP_EVENTS, LIR_EVENTS, write_files
 
@@ -102,3 +104,44 @@ def test_a_round_the_index_lost_is_read_as_the_store_holds_it(tmp_path: Path) ->
     assert lost == indexed
     assert lost.findings_source == "store"
     assert [f.check for f in lost.findings] == ["WRONG_PAYOUT"]
+
+
+class _InPairs:
+    """A source that says it runs statements at once: a pool of two readers on the store,
+    whose first four statements must arrive two at a time (each waits for its partner at a
+    barrier, which breaks after 20 s alone)."""
+
+    concurrent = True
+
+    def __init__(self, dsn: str) -> None:
+        self.pool = ReaderPool(lambda: open_product_reader(dsn), size=2)
+        self.barrier = threading.Barrier(2, timeout=20)
+        self.lock = threading.Lock()
+        self.statements: list[str] = []
+
+    def run(self, sql: str) -> Answer:
+        with self.lock:
+            self.statements.append(sql)
+            paired = len(self.statements) <= 4
+        if paired:
+            self.barrier.wait()
+        return self.pool.run(sql)
+
+
+def test_a_concurrent_source_reads_a_round_in_two_pairs_of_statements_run_at_once(
+    tmp_path: Path,
+) -> None:
+    dsn = _store(tmp_path)
+    one_by_one = _golden_lir_round(dsn)  # a single reader: two statements, one after the other
+    source = _InPairs(dsn)
+    try:
+        at_once = load_round(source, "LIR-G", "R-77")
+    finally:
+        source.pool.close()
+    assert at_once == one_by_one
+    assert [f.check for f in at_once.findings] == ["WRONG_PAYOUT"]
+    first, second = source.statements[:2], source.statements[2:4]
+    assert sorted("round_index" in s for s in first) == [False, True]  # with the directory
+    assert any("FROM table_directory" in s for s in first)
+    assert sorted("procedure_events" in s for s in second) == [False, True]  # events apart
+    assert len(source.statements) == 4
