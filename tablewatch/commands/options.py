@@ -8,6 +8,8 @@ in ``--help`` (``show_envvar``); no module reads the environment otherwise. Name
 :func:`kafka_access_options` adds ``--bootstrap`` and the security options and hands the
 command one ``kafka`` argument, a :class:`~tablewatch.kafka_access.KafkaAccess`; options
 that cannot work together stop the command with one line naming the option (exit 2).
+:func:`kafka_security_options` adds the security options alone, for a command that names
+its broker with an option of its own.
 """
 
 from __future__ import annotations
@@ -135,6 +137,26 @@ def kafka_access_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     decorated: Callable[..., Any] = with_access
     for name in reversed(list(_ACCESS)):
+        decorated = _declared(name)(decorated)
+    return decorated
+
+
+def kafka_security_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The Kafka security options without ``--bootstrap``, for a command that names its
+    broker otherwise (``verify --kafka BOOTSTRAP``): the command receives
+    ``kafka_access_for``, which makes the :class:`KafkaAccess` of a broker (raising
+    :class:`KafkaAccessError`) when the command needs one, so that the options, or their
+    variables set for other commands, are checked only then."""
+    names = [name for name in _ACCESS if name != "bootstrap"]
+
+    @functools.wraps(command)
+    def with_security(**kwargs: Any) -> Any:
+        values = {_ACCESS[name][0]: kwargs.pop(_ACCESS[name][0]) for name in names}
+        kwargs["kafka_access_for"] = functools.partial(kafka_access, **values)
+        return command(**kwargs)
+
+    decorated: Callable[..., Any] = with_security
+    for name in reversed(names):
         decorated = _declared(name)(decorated)
     return decorated
 

@@ -16,13 +16,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from tablewatch.commands.options import dsn_option
+from tablewatch.commands.options import dsn_option, kafka_security_options
 from tablewatch.store.dsn import DsnError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from clickhouse_connect.driver.client import Client
 
     from tablewatch.integrity.verify import TableReport
+    from tablewatch.kafka_access import KafkaAccess
 
 EXIT_BROKEN = 1
 EXIT_UNUSABLE = 2
@@ -51,7 +54,8 @@ def parse_since(text: str) -> int:
     default=None,
     metavar="BOOTSTRAP",
     help="Recompute the chains from this broker's events topic instead of the stored events, "
-    "and compare them with the store's chain and checkpoints.",
+    "and compare them with the store's chain and checkpoints (through TLS or SASL with the "
+    "--kafka-* options).",
 )
 @click.option("--topic", default="table-events", show_default=True, help="With --kafka.")
 @click.option(
@@ -77,6 +81,7 @@ def parse_since(text: str) -> int:
     help="Trust only the keys of this file (lines of FILE.pub from tablewatch keys generate), "
     "not the keys published in the store.",
 )
+@kafka_security_options
 def verify(
     dsn: str,
     bootstrap: str | None,
@@ -85,14 +90,21 @@ def verify(
     tables: str | None,
     since: str | None,
     public_key: Path | None,
+    kafka_access_for: Callable[..., KafkaAccess],
 ) -> None:
     """Recompute the tables' hash chains and check their signed checkpoints.
 
     Exit 0: intact; 1: something is broken; 2: input it cannot use. An embedded store is
     opened by one process at a time: stop the worker first, or use a ClickHouse server.
     """
+    from tablewatch.kafka_access import KafkaAccessError
+
     try:
-        broken = _verify(dsn, bootstrap, topic, config_path, tables, since, public_key)
+        try:
+            kafka = None if bootstrap is None else kafka_access_for(bootstrap=bootstrap)
+        except KafkaAccessError as exc:
+            raise Unusable(str(exc)) from None
+        broken = _verify(dsn, kafka, topic, config_path, tables, since, public_key)
     except Unusable as exc:
         click.echo(f"tablewatch verify: {exc}", err=True)
         sys.exit(EXIT_UNUSABLE)
@@ -101,7 +113,7 @@ def verify(
 
 def _verify(
     dsn: str,
-    bootstrap: str | None,
+    kafka: KafkaAccess | None,
     topic: str,
     config_path: Path | None,
     tables: str | None,
@@ -133,7 +145,7 @@ def _verify(
     except (StoreError, DsnError) as exc:
         raise Unusable(str(exc)) from exc
     try:
-        return _run(client, bootstrap, topic, configured, wanted, since_ms, pinned)
+        return _run(client, kafka, topic, configured, wanted, since_ms, pinned)
     except ClickHouseError as exc:
         raise Unusable(f"reading the store failed: {exc}") from exc
     finally:
@@ -142,7 +154,7 @@ def _verify(
 
 def _run(
     client: Client,
-    bootstrap: str | None,
+    kafka: KafkaAccess | None,
     topic: str,
     configured: frozenset[str] | None,
     wanted: list[str] | None,
@@ -164,10 +176,10 @@ def _run(
     for kid in untrusted:
         broken = True
         click.echo(f"signing_keys: the row of key {kid} does not hold the key of that id")
-    if bootstrap is None:
+    if kafka is None:
         reports = _from_store(client, names, keys, since_ms)
     else:
-        reports = _from_kafka(client, bootstrap, topic, configured, names, keys, since_ms)
+        reports = _from_kafka(client, kafka, topic, configured, names, keys, since_ms)
     intact = 0
     for report in reports:
         for line in report.lines():
@@ -176,7 +188,7 @@ def _run(
         intact += not report.broken
     click.echo(
         f"verify: {len(names)} table{'s' if len(names) != 1 else ''}, {intact} intact, "
-        f"{len(names) - intact} broken ({'the topic ' + topic if bootstrap else 'the store'})"
+        f"{len(names) - intact} broken ({'the topic ' + topic if kafka else 'the store'})"
     )
     return broken
 
@@ -211,7 +223,7 @@ def _from_store(
 
 def _from_kafka(
     client: Client,
-    bootstrap: str,
+    kafka: KafkaAccess,
     topic: str,
     configured: frozenset[str] | None,
     names: list[str],
@@ -232,7 +244,7 @@ def _from_kafka(
             )
     try:
         chains, truncated = recompute(
-            messages(bootstrap, topic), anchors, configured=configured, tables=frozenset(names)
+            messages(kafka, topic), anchors, configured=configured, tables=frozenset(names)
         )
     except TopicUnusable as exc:
         raise Unusable(str(exc)) from exc

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tablewatch.integrity.chain import GENESIS, link
 from tablewatch.integrity.verify import RecomputedLink as Link
@@ -27,6 +28,9 @@ from tablewatch.rules.decode import EventRejected, decode_event
 from tablewatch.rules.id_window import IdWindow
 from tablewatch.rules.table import DEDUP_WINDOW
 from tablewatch.store.rows import event_row, event_row_problem
+
+if TYPE_CHECKING:
+    from tablewatch.kafka_access import KafkaAccess
 
 
 class TopicUnusable(Exception):
@@ -54,27 +58,29 @@ class _Table:
 
 
 def messages(
-    bootstrap: str, topic: str, timeout_s: float = 30.0
+    kafka: KafkaAccess, topic: str, timeout_s: float = 30.0
 ) -> Iterator[tuple[int, int, bytes]]:
     """(partition, offset, value) of every message of ``topic`` now, in offset order per
-    partition (partitions one after another)."""
+    partition (partitions one after another), read through ``kafka`` (its servers, TLS and
+    SASL)."""
     from kafka import KafkaConsumer, TopicPartition
     from kafka.errors import KafkaError
 
+    where = f"{kafka.bootstrap} ({kafka.describe()})"
     try:
         consumer = KafkaConsumer(
-            bootstrap_servers=bootstrap,
+            **kafka.kafka_python(),
             enable_auto_commit=False,
             group_id=None,
             request_timeout_ms=int(timeout_s * 1000),
             bootstrap_timeout_ms=5_000,
         )
     except KafkaError as exc:
-        raise TopicUnusable(f"cannot reach Kafka at {bootstrap}: {exc}") from exc
+        raise TopicUnusable(f"cannot reach Kafka at {where}: {kafka.redact(str(exc))}") from None
     try:
         parts = consumer.partitions_for_topic(topic)
         if not parts:
-            raise TopicUnusable(f"no topic {topic} at {bootstrap}")
+            raise TopicUnusable(f"no topic {topic} at {where}")
         for partition in sorted(parts):
             tp = TopicPartition(topic, partition)
             consumer.assign([tp])
@@ -95,7 +101,9 @@ def messages(
                         if record.offset < end:
                             yield (partition, record.offset, record.value or b"")
     except KafkaError as exc:
-        raise TopicUnusable(f"reading {topic} at {bootstrap} failed: {exc}") from exc
+        raise TopicUnusable(
+            f"reading {topic} at {where} failed: {kafka.redact(str(exc))}"
+        ) from None
     finally:
         consumer.close()
 

@@ -22,6 +22,8 @@ import pytest
 
 from tablewatch.kafka_access import KafkaAccess, Secret
 from tablewatch.services import child_service, create_topics, free_port, worker_args, worker_query
+from tablewatch.store.client import open_store
+from tablewatch.store.migrate import migrate
 from tablewatch.topics import Topics
 from tests.ingest.kafka_topics import read_between
 from tests.integration.pipeline import simulated_floor, write_jsonl
@@ -117,6 +119,32 @@ def test_a_floor_ingested_and_judged_through_scram(broker: ScramBroker, tmp_path
     rounds = read_between(broker.plaintext, topics.rounds, {})
     assert len({r.value for r in rounds}) == floor.rounds
 
+    # tablewatch verify --kafka (kafka-python's consumer), SCRAM-SHA-256: the chains the
+    # worker stored, recomputed from the events topic read through SCRAM, hold
+    verify = ["verify", "--dsn", f"chdb:///{tmp_path / 'chdb'}", "--kafka", broker.sasl,
+              "--topic", topics.events, "--config", str(floor.config),
+              *scram_options(broker, "SCRAM-SHA-256")[2:]]  # fmt: skip
+    verified = tablewatch(verify, broker.password)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.splitlines()[-1] == (
+        f"verify: 3 tables, 3 intact, 0 broken (the topic {topics.events})"
+    )
+    assert broker.password not in verified.stdout + verified.stderr
+    # the password's variable set, the security options left out: refused, naming them
+    plain = tablewatch(verify[: verify.index("--kafka-security-protocol")], broker.password)
+    assert plain.returncode == 2, plain.stdout + plain.stderr
+    assert plain.stderr == (
+        "tablewatch verify: --kafka-password (TABLEWATCH_KAFKA_PASSWORD): needs "
+        "--kafka-security-protocol SASL_PLAINTEXT or SASL_SSL (it is PLAINTEXT)\n"
+    )
+    # no password at all: the SASL listener is not spoken to, exit 2 in one line
+    bare = tablewatch(verify[: verify.index("--kafka-security-protocol")], "")
+    assert bare.returncode == 2, bare.stdout + bare.stderr
+    assert "Traceback" not in bare.stderr
+    assert len(bare.stderr.splitlines()) == 1, bare.stderr
+    assert bare.stderr.startswith("tablewatch verify: "), bare.stderr
+    assert f"at {broker.sasl} (PLAINTEXT)" in bare.stderr, bare.stderr
+
 
 def test_a_wrong_password_is_refused_at_start(broker: ScramBroker, tmp_path: Path) -> None:
     wrong = "not-" + broker.password
@@ -130,6 +158,22 @@ def test_a_wrong_password_is_refused_at_start(broker: ScramBroker, tmp_path: Pat
          "--web-port", str(free_port()), "--kafka-wait", "1"],
         wrong,
     )  # fmt: skip
+    store = f"chdb:///{tmp_path / 'verify-chdb'}"
+    with open_store(store) as client:
+        migrate(client)  # a store with the chain, none of it stored yet
+    verify = tablewatch(
+        ["verify", "--dsn", store, "--kafka", broker.sasl,
+         *scram_options(broker, "SCRAM-SHA-512")[2:]],
+        wrong,
+    )  # fmt: skip
+    output = verify.stdout + verify.stderr
+    assert verify.returncode == 2, output
+    assert "Traceback" not in output
+    assert wrong not in output and broker.password not in output
+    assert verify.stderr.splitlines()[-1].startswith(
+        f"tablewatch verify: cannot reach Kafka at {broker.sasl} "
+        f"(SASL_PLAINTEXT SCRAM-SHA-512 as {USER} (password set)): "
+    ), verify.stderr
     for command, result in (("ingest", ingest), ("worker", worker)):
         output = result.stdout + result.stderr
         assert result.returncode == 2, output
