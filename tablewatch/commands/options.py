@@ -135,10 +135,7 @@ def kafka_access_options(command: Callable[..., Any]) -> Callable[..., Any]:
             fail(str(exc))
         return command(**kwargs)
 
-    decorated: Callable[..., Any] = with_access
-    for name in reversed(list(_ACCESS)):
-        decorated = _declared(name)(decorated)
-    return decorated
+    return _declaring(with_access, list(_ACCESS))
 
 
 def kafka_security_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -155,7 +152,12 @@ def kafka_security_options(command: Callable[..., Any]) -> Callable[..., Any]:
         kwargs["kafka_access_for"] = functools.partial(kafka_access, **values)
         return command(**kwargs)
 
-    decorated: Callable[..., Any] = with_security
+    return _declaring(with_security, names)
+
+
+def _declaring(command: Callable[..., Any], names: list[str]) -> Callable[..., Any]:
+    """``command`` with the options of ``names`` (fields of :data:`_ACCESS`), in that order."""
+    decorated = command
     for name in reversed(names):
         decorated = _declared(name)(decorated)
     return decorated

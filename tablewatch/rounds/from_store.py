@@ -67,7 +67,7 @@ class RowSource(Protocol):
     """Where the reads run their statements (``ReadOnlyReader`` is one). A source whose
     statements from several threads run at once, each waiting for a reader of its own (the
     API's :class:`~tablewatch.api.sources.ReaderPool`), says so with a true ``concurrent``
-    attribute: the reconstruction then runs its second statement in two halves at once
+    attribute: the reconstruction then runs each of its statements as two halves at once
     (:func:`_together`). The worker's ``/query`` does not: it refuses a statement when
     its few readers are busy rather than wait, and would turn away another caller's."""
 
