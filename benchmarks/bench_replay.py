@@ -20,7 +20,9 @@ Inputs, made once and kept in ``.cache/bench/``:
 Each measurement runs in a fresh process (the interpreter's start, the imports and
 opening the store are not counted): ``audit`` is ``tablewatch audit --jobs 1 --format
 json`` to /dev/null (the baseline), ``files`` / ``store`` / ``kafka`` the replay's fold
-and its writing of the run's rounds and findings (``tablewatch.replay.run.replay``). The
+and its writing of the run's rounds and findings (``tablewatch.replay.run.replay``), set
+up as ``tablewatch replay`` sets it up: the rows written behind the fold on a client of
+their own (``RowsBehind``), the store's chunks read ahead on another. The
 modes alternate (audit, files, store, kafka, audit, ...) and the best of ``--repeat``
 is kept. ``--memory`` adds a replay of the 1 M and the 10 M store, each reporting its
 peak resident memory (``ru_maxrss``, the engine in the process included).
@@ -240,27 +242,32 @@ def child(mode: str, arguments: dict[str, str]) -> dict[str, Any]:
     from tablewatch.kafka_access import KafkaAccess
     from tablewatch.replay.files import FileSource
     from tablewatch.replay.kafka_source import KafkaSource
+    from tablewatch.replay.row_writer import RowsBehind
     from tablewatch.replay.run import Recorder, RunRecord, new_run_id, record_end, replay
     from tablewatch.replay.store_source import StoreSource
-    from tablewatch.store.client import open_store
+    from tablewatch.store.client import connect, open_store
     from tablewatch.store.migrate import migrate
 
     configs = load_config(Path(arguments["config"]))
     with open_store(arguments["dsn"]) as client:
         migrate(client)
+        # every run starts from the same store: without the runs before it (their rows, and
+        # the engine merging them in the background, would cost the later runs time)
+        for table in ("replay_runs", "replay_rounds", "replay_findings"):
+            client.command(f"TRUNCATE TABLE {table}")
         source: Any
         if mode == "files":
             source = FileSource([Path(arguments["events"])])
         elif mode == "store":
             wanted = arguments["tables"].split(",") if arguments.get("tables") else None
-            source = StoreSource(client, tables=wanted)
+            source = StoreSource(client, tables=wanted, connect=lambda: connect(arguments["dsn"]))
         else:
             source = KafkaSource(KafkaAccess(arguments["bootstrap"]), TOPIC)
             source.ranges()
         record = RunRecord(
             new_run_id(), mode, "bench", (), "bench", "bench", int(time.time() * 1000)
         )
-        recorder = Recorder(client, record)
+        recorder = Recorder(client, record, rows=RowsBehind(lambda: connect(arguments["dsn"])))
         recorder.write_run()
         start = time.perf_counter()
         replay(source, configs, recorder)

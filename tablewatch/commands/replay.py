@@ -175,7 +175,7 @@ def _replay(
             )
     with _store(dsn) as client:
         source, where = _source(
-            source_name, paths, since_ms, until_ms, wanted, client, topic, kafka
+            source_name, paths, since_ms, until_ms, wanted, client, dsn, topic, kafka
         )
         try:
             return _run(
@@ -217,6 +217,7 @@ def _source(
     until_ms: int | None,
     tables: list[str] | None,
     client: Any,
+    dsn: str,
     topic: str,
     kafka: KafkaAccess,
 ) -> tuple[Source, str]:
@@ -232,8 +233,12 @@ def _source(
         return source, " ".join([*map(str, paths), *bounds])
     if name == "store":
         from tablewatch.replay.store_source import StoreSource
+        from tablewatch.store.client import connect
 
-        source = StoreSource(client, tables=tables, since_ms=since_ms, until_ms=until_ms)
+        source = StoreSource(
+            client, tables=tables, since_ms=since_ms, until_ms=until_ms,
+            connect=lambda: connect(dsn),
+        )  # fmt: skip
         return source, " ".join(["raw_events_v", *bounds])
     from tablewatch.replay.kafka_source import KafkaSource, KafkaUnusable
 
@@ -266,6 +271,7 @@ def _run(
 ) -> int:
     from tablewatch.replay.kafka_source import KafkaUnusable
     from tablewatch.replay.progress import progress_bar
+    from tablewatch.replay.row_writer import RowsBehind
     from tablewatch.replay.run import (
         Recorder,
         RunRecord,
@@ -274,6 +280,7 @@ def _run(
         replay,
     )
     from tablewatch.replay.version import config_sha256, rules_version
+    from tablewatch.store.client import connect
 
     record = RunRecord(
         run_id=new_run_id(),
@@ -284,7 +291,7 @@ def _run(
         config_sha256=config_sha256(config_path),
         started_ms=int(time.time() * 1000),
     )
-    recorder = Recorder(client, record)
+    recorder = Recorder(client, record, rows=RowsBehind(lambda: connect(dsn)))
     recorder.write_run()
     err = click.get_text_stream("stderr")
     rejected_shown = 0

@@ -24,13 +24,14 @@ import msgspec
 from clickhouse_connect.driver.client import Client
 
 from tablewatch.replay.fold import Run, fold
+from tablewatch.replay.row_writer import RowWriter, seconds
 from tablewatch.rules.audit import Auditor
 from tablewatch.rules.decode import EventRejected
 from tablewatch.rules.events import ts_to_ms
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
 from tablewatch.rules.table_config import TableConfig
-from tablewatch.store.rows import FINDING_COLUMNS, finding_row
+from tablewatch.store.rows import FINDING_COLUMNS, FindingRow, finding_row
 
 RUNS = "replay_runs"
 FINDINGS = "replay_findings"
@@ -93,12 +94,21 @@ def new_run_id() -> str:
 
 
 class Recorder:
-    """Writes a run's rows to the store (a writing client), in batches."""
+    """Writes a run's rows to the store, in batches: its ``replay_runs`` row on ``client``,
+    its rounds and findings through ``rows`` (:mod:`tablewatch.replay.row_writer`; by
+    default on ``client`` too, as they are given)."""
 
-    def __init__(self, client: Client, record: RunRecord, batch_rows: int = BATCH_ROWS) -> None:
+    def __init__(
+        self,
+        client: Client,
+        record: RunRecord,
+        batch_rows: int = BATCH_ROWS,
+        rows: RowWriter | None = None,
+    ) -> None:
         self.client = client
         self.record = record
         self.batch_rows = batch_rows
+        self.rows = rows if rows is not None else RowWriter(client)
         self._findings: list[Sequence[Any]] = []
         self._rounds: list[Sequence[Any]] = []
 
@@ -115,26 +125,39 @@ class Recorder:
             start = outcome.start_event_id
             record.rounds += 1
             self._rounds.append(
-                (run_id, outcome.table_id, outcome.round_id, start, start_ms,
-                 ts_to_ms(outcome.end_ts), len(outcome.findings))
+                (run_id, outcome.table_id, outcome.round_id, start, start_ms / 1000,
+                 ts_to_ms(outcome.end_ts) / 1000, len(outcome.findings))
             )  # fmt: skip
             for finding in outcome.findings:
                 row = finding_row(finding, judged, start_ms, start_event_id=start)
-                self._findings.append((run_id, *row))
+                self._findings.append(_replay_finding(run_id, row))
             record.findings += len(outcome.findings)
         else:
-            self._findings.append((run_id, *finding_row(outcome, judged)))
+            self._findings.append(_replay_finding(run_id, finding_row(outcome, judged)))
             record.findings += 1
         if len(self._findings) >= self.batch_rows or len(self._rounds) >= self.batch_rows:
             self.flush()
 
     def flush(self) -> None:
+        """Give the rows gathered to the writer (which may write them behind)."""
         if self._findings:
-            self.client.insert(FINDINGS, self._findings, column_names=REPLAY_FINDING_COLUMNS)
+            self.rows.insert(FINDINGS, REPLAY_FINDING_COLUMNS, self._findings)
             self._findings = []
         if self._rounds:
-            self.client.insert(ROUNDS, self._rounds, column_names=ROUND_COLUMNS)
+            self.rows.insert(ROUNDS, ROUND_COLUMNS, self._rounds)
             self._rounds = []
+
+    def written(self) -> None:
+        """Every row given so far is in the store (raises what a write raised)."""
+        self.flush()
+        self.rows.wait()
+
+
+def _replay_finding(run_id: str, row: FindingRow) -> tuple[Any, ...]:
+    """A ``replay_findings`` row for JSON: the run's id, then the ``findings`` row with its
+    times (``ts``, ``judged_at``) in seconds."""
+    *columns, ts_ms, judged_ms = row
+    return (run_id, *columns, seconds(ts_ms), judged_ms / 1000)
 
 
 class Interrupted(Exception):
@@ -167,7 +190,7 @@ def replay(
         else:
             recorder.add(outcome)
     record.events = auditor.stats.events
-    recorder.flush()
+    recorder.written()
     return record
 
 
@@ -196,10 +219,14 @@ def _watched(
 
 
 def record_end(recorder: Recorder, status: str, detail: str = "") -> None:
-    """Write the run's final row (after what was judged so far is flushed)."""
+    """Write the run's final row, after the rows of what was judged so far are in the store
+    (unless the run failed), and stop its writer."""
     record = recorder.record
-    if status != "failed":
-        recorder.flush()
+    try:
+        if status != "failed":
+            recorder.written()
+    finally:
+        recorder.rows.close()
     record.status = status
     record.detail = detail
     record.finished_ms = int(time.time() * 1000)

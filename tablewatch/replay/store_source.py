@@ -11,9 +11,12 @@ the store holds (a chunk's payloads at most).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+import contextlib
+import queue
+import threading
+from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from clickhouse_connect.driver.client import Client
 
@@ -21,7 +24,11 @@ from tablewatch.replay.fold import Run
 from tablewatch.rules.decode import decode_lines
 
 CHUNK = 100_000  # positions (or seq values) per query
+AHEAD_CHUNK = 50_000  # the same read ahead of the fold: two chunks in memory, as much as one
 DECODE_BLOCK = 512  # events decoded and folded at a time (in the CPU cache, as a file's block)
+# a read ahead of the fold runs beside it: one engine thread (the fold has the other core),
+# which also holds less of the table in memory at once than a read on every core
+AHEAD_SETTINGS: dict[str, Any] = {"max_threads": 1}
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +45,8 @@ class TableSpan:
 
 
 class StoreSource:
-    """``raw_events_v`` of ``tables`` (None: every table), ``since_ms <= ts <= until_ms``."""
+    """``raw_events_v`` of ``tables`` (None: every table), ``since_ms <= ts <= until_ms``;
+    read ahead on a client ``connect`` opens, when given."""
 
     def __init__(
         self,
@@ -47,13 +55,15 @@ class StoreSource:
         tables: Collection[str] | None = None,
         since_ms: int | None = None,
         until_ms: int | None = None,
-        chunk: int = CHUNK,
+        chunk: int | None = None,
+        connect: Callable[[], Client] | None = None,
     ) -> None:
         self.client = client
+        self.connect = connect
         self.tables = sorted(tables) if tables is not None else None
         self.since_ms = since_ms
         self.until_ms = until_ms
-        self.chunk = chunk
+        self.chunk = chunk or (CHUNK if connect is None else AHEAD_CHUNK)
         self._spans: list[TableSpan] | None = None
 
     def _where(self) -> tuple[str, dict[str, Any]]:
@@ -91,13 +101,43 @@ class StoreSource:
         return "raw_events_v"
 
     def runs(self) -> Iterator[Run]:
-        for span in self.spans():
-            if span.outside:
-                yield from self._chunks(span.table_id, "seq", span.seq_min, True)
-            if span.events > span.outside:
-                yield from self._chunks(span.table_id, "chain_pos", span.pos_min, False)
+        spans = self.spans()  # on the source's client, before a thread reads
+        chunks = (
+            self._payloads(self.client, spans, {})
+            if self.connect is None
+            else read_ahead(
+                self.connect, lambda client: self._payloads(client, spans, AHEAD_SETTINGS)
+            )
+        )
+        for where_text, start, payloads in chunks:
+            for at in range(0, len(payloads), DECODE_BLOCK):
+                decoded = decode_lines(payloads[at : at + DECODE_BLOCK], where_text, start + at)
+                for events, rejection in decoded.runs():
+                    if events:
+                        yield events
+                    if rejection is not None:
+                        yield rejection
 
-    def _chunks(self, table_id: str, column: str, low: int, outside: bool) -> Iterator[Run]:
+    def _payloads(
+        self, client: Client, spans: list[TableSpan], settings: dict[str, Any]
+    ) -> Iterator[Chunk]:
+        """Each chunk's payloads, in order, read on ``client`` with ``settings``."""
+        for span in spans:
+            table = span.table_id
+            if span.outside:
+                yield from self._chunks(client, settings, table, "seq", span.seq_min, True)
+            if span.events > span.outside:
+                yield from self._chunks(client, settings, table, "chain_pos", span.pos_min, False)
+
+    def _chunks(
+        self,
+        client: Client,
+        settings: dict[str, Any],
+        table_id: str,
+        column: str,
+        low: int,
+        outside: bool,
+    ) -> Iterator[Chunk]:
         where, parameters = self._where()
         chain = "chain_pos = 0" if outside else "chain_pos > 0"
         order = "seq, event_id" if outside else "chain_pos, seq, event_id"
@@ -106,12 +146,13 @@ class StoreSource:
         # rather than the whole table's, whose FINAL would cost time and memory per chunk
         bounds = {
             int(c): (int(lo_ms), int(hi_ms))
-            for c, lo_ms, hi_ms in self.client.query(
+            for c, lo_ms, hi_ms in client.query(
                 f"SELECT intDiv({column} - {{low:UInt64}}, {{n:UInt64}}) AS c, "
                 "toUnixTimestamp64Milli(min(ts)), toUnixTimestamp64Milli(max(ts)) "
                 f"FROM raw_events_v WHERE table_id = {{t:String}} AND {where} AND {chain} "
                 "GROUP BY c",
                 parameters={**parameters, "t": table_id, "low": low, "n": self.chunk},
+                settings=settings,
             ).result_rows
         }
         sql = (
@@ -128,18 +169,92 @@ class StoreSource:
                 **parameters, "t": table_id, "lo": start, "hi": start + self.chunk,
                 "ts_lo": ts_lo, "ts_hi": ts_hi,
             }  # fmt: skip
-            # the chunk is read whole before it is folded: the run's rows are written on
+            # the chunk is read whole before it is folded: the run's rows may be written on
             # the same client meanwhile, which an embedded engine refuses mid-stream
             payloads: list[bytes] = []
-            with self.client.query_column_block_stream(
-                sql, parameters=values, column_formats={"payload": "bytes"}
+            with client.query_column_block_stream(
+                sql, parameters=values, column_formats={"payload": "bytes"}, settings=settings
             ) as stream:
                 for columns in stream:
                     payloads.extend(columns[0])
-            for at in range(0, len(payloads), DECODE_BLOCK):
-                decoded = decode_lines(payloads[at : at + DECODE_BLOCK], where_text, start + at)
-                for events, rejection in decoded.runs():
-                    if events:
-                        yield events
-                    if rejection is not None:
-                        yield rejection
+            yield where_text, start, payloads
+
+
+Chunk = tuple[str, int, list[bytes]]  # where the payloads are, the first's number, payloads
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class _End:
+    error: BaseException | None
+
+
+_END: Any = object()  # what a producer's iterator gives when it is exhausted
+
+
+class _Item(Generic[T]):
+    __slots__ = ("value",)
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+
+def read_ahead(
+    connect: Callable[[], Client], produce: Callable[[Client], Iterator[T]]
+) -> Generator[T, None, None]:
+    """What ``produce`` yields on a client ``connect`` opens, produced by a thread one item
+    ahead of the caller: the thread makes the next item while the caller holds one, then
+    waits for the caller to take it (two items alive at most). An error in the thread is
+    raised here, where its item would have been; when the caller stops early, the thread
+    stops after the item it is making."""
+    handed: queue.Queue[_Item[T] | _End] = queue.Queue(1)
+    taken = threading.Semaphore(1)  # the caller took the last item: the next may be made
+    stop = threading.Event()
+
+    def wait_for(acquire: Callable[[], bool]) -> bool:
+        while not stop.is_set():
+            if acquire():
+                return True
+        return False
+
+    def hand(item: _Item[T] | _End) -> bool:
+        def put() -> bool:
+            try:
+                handed.put(item, timeout=0.1)
+            except queue.Full:
+                return False
+            return True
+
+        return wait_for(put)
+
+    def work() -> None:
+        try:
+            with contextlib.closing(connect()) as client:
+                made = produce(client)
+                while wait_for(lambda: taken.acquire(timeout=0.1)):
+                    value = next(made, _END)
+                    if value is _END:
+                        break
+                    if not hand(_Item(value)):
+                        return
+                else:
+                    return  # stopped
+        except BaseException as exc:  # given to the caller's thread
+            hand(_End(exc))
+        else:
+            hand(_End(None))
+
+    thread = threading.Thread(target=work, name="replay-read-ahead", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = handed.get()
+            if isinstance(item, _End):
+                if item.error is not None:
+                    raise item.error
+                return
+            taken.release()
+            yield item.value
+    finally:
+        stop.set()
+        thread.join()

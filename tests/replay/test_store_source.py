@@ -3,7 +3,9 @@ run's rows are written on the same client."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,12 +15,12 @@ import pytest
 from clickhouse_connect.driver.client import Client
 
 from tablewatch.replay.run import Recorder, RunRecord, findings_json, new_run_id, replay
-from tablewatch.replay.store_source import StoreSource
+from tablewatch.replay.store_source import StoreSource, read_ahead
 from tablewatch.rules.audit import Auditor, findings_of
 from tablewatch.rules.config import parse_config
 from tablewatch.rules.decode import EventRejected, decode_event, encode_event
 from tablewatch.sim.floor import Floor
-from tablewatch.store.client import open_store
+from tablewatch.store.client import connect, open_store
 from tablewatch.store.migrate import migrate
 from tablewatch.store.rows import EVENT_COLUMNS, event_row
 
@@ -125,3 +127,74 @@ def test_payloads_over_several_lines_or_with_escapes_replay_as_each_decodes_alon
         "holds U+0007, which is not a printable character: an id is 1 to 64 printable characters"
     )
     assert sum(isinstance(item, str) for item in replayed) == 1
+
+
+def test_read_ahead_replays_the_store_as_a_read_in_turn(client: Client, tmp_path: Path) -> None:
+    floor = Floor(tables=3, rounds=30, seed=3, error_rate=0.3)
+    events = list(floor.events())
+    rows = []
+    positions: dict[str, int] = {}
+    for event in events:
+        position = positions[event.table_id] = positions.get(event.table_id, 0) + 1
+        row = event_row(encode_event(event), event, 0, 0, 1_796_000_000_000)
+        rows.append((*row[:10], position, "", ""))
+    client.insert("raw_events", rows, column_names=EVENT_COLUMNS)
+    dsn = f"chdb:///{tmp_path / 'store'}"
+    in_turn = list(StoreSource(client, chunk=70).runs())
+    ahead = list(StoreSource(client, chunk=70, connect=lambda: connect(dsn)).runs())
+    assert not any(isinstance(run, EventRejected) for run in in_turn)
+    assert sum(len(run) for run in in_turn if not isinstance(run, EventRejected)) == len(events)
+    assert ahead == in_turn
+
+
+class _Client:
+    closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_read_ahead_reads_the_next_item_while_the_caller_holds_one() -> None:
+    opened = _Client()
+    making_second = threading.Event()
+
+    def produce(client: Client) -> Iterator[int]:
+        assert client is opened  # type: ignore[comparison-overlap]
+        yield 0
+        making_second.set()
+        yield 1
+        yield 2
+
+    items = read_ahead(lambda: opened, produce)  # type: ignore[arg-type,return-value]
+    assert next(items) == 0
+    assert making_second.wait(10)  # read on the thread while the caller holds item 0
+    assert list(items) == [1, 2]
+    assert opened.closed
+    assert not [t for t in threading.enumerate() if t.name == "replay-read-ahead"]
+
+
+def test_an_error_reading_ahead_is_raised_where_its_item_would_be() -> None:
+    opened = _Client()
+
+    def produce(client: Client) -> Iterator[int]:
+        yield 0
+        raise RuntimeError("the store went away")
+
+    items = read_ahead(lambda: opened, produce)  # type: ignore[arg-type,return-value]
+    assert next(items) == 0
+    with pytest.raises(RuntimeError, match="the store went away"):
+        next(items)
+    assert opened.closed
+
+
+def test_a_caller_that_stops_early_stops_the_thread_and_its_client() -> None:
+    opened = _Client()
+
+    def produce(client: Client) -> Iterator[int]:
+        yield from itertools.count()
+
+    items = read_ahead(lambda: opened, produce)  # type: ignore[arg-type,return-value]
+    assert [next(items), next(items)] == [0, 1]
+    items.close()
+    assert opened.closed
+    assert not [t for t in threading.enumerate() if t.name == "replay-read-ahead"]
