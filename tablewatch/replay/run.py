@@ -31,7 +31,12 @@ from tablewatch.rules.events import ts_to_ms
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
 from tablewatch.rules.table_config import TableConfig
-from tablewatch.store.rows import FINDING_COLUMNS, FindingRow, finding_row
+from tablewatch.store.rows import (
+    FINDING_COLUMNS,
+    FindingRow,
+    finding_row,
+    round_finding_repeats,
+)
 
 RUNS = "replay_runs"
 FINDINGS = "replay_findings"
@@ -128,8 +133,9 @@ class Recorder:
                 (run_id, outcome.table_id, outcome.round_id, start, start_ms / 1000,
                  ts_to_ms(outcome.end_ts) / 1000, len(outcome.findings))
             )  # fmt: skip
-            for finding in outcome.findings:
-                row = finding_row(finding, judged, start_ms, start_event_id=start)
+            repeats = round_finding_repeats(outcome)
+            for finding, repeat in zip(outcome.findings, repeats, strict=True):
+                row = finding_row(finding, judged, start_ms, start_event_id=start, repeat=repeat)
                 self._findings.append(_replay_finding(run_id, row))
             record.findings += len(outcome.findings)
         else:

@@ -263,7 +263,9 @@ FINDING_TYPES: Final = (
 _ID_ENCODER = msgspec.json.Encoder()
 
 
-def finding_id(finding: Finding, origin: str = "", start_event_id: str = "") -> str:
+def finding_id(
+    finding: Finding, origin: str = "", start_event_id: str = "", repeat: int = 0
+) -> str:
     """A stable id: the same finding judged again (same table, round, check, seat, bet and
     evidence) gets the same id. 32 hex digits (BLAKE2b, 128 bits).
 
@@ -272,7 +274,12 @@ def finding_id(finding: Finding, origin: str = "", start_event_id: str = "") -> 
     ``origin`` tells apart findings that rest on no readable event: the Kafka
     coordinates of a message the worker could not process (EVENT_NOT_PROCESSED),
     the same when the message is read again. A table-level finding has neither
-    start nor, but for those, origin: its id is what it was before either existed."""
+    start nor, but for those, origin: its id is what it was before either existed.
+    ``repeat``: a judged round's findings that would share one id (two seats dealt no
+    card say so in two findings with the same check, no seat and the same evidence) are
+    told apart by their place among them (:func:`round_finding_repeats`): the first keeps
+    the id, the k-th after it has ``k`` in its key, so that the store (whose tables keep
+    one row an id) holds each of them."""
     key: list[object] = [
         finding.table_id,
         finding.round_id or "",
@@ -285,13 +292,32 @@ def finding_id(finding: Finding, origin: str = "", start_event_id: str = "") -> 
         key.append(origin)
     if start_event_id:
         key.append({"start_event_id": start_event_id})
+    if repeat:
+        key.append({"repeat": repeat})
     return hashlib.blake2b(_ID_ENCODER.encode(key), digest_size=16).hexdigest()
+
+
+def round_finding_repeats(result: RoundResult) -> list[int]:
+    """For each of a judged round's findings, in order, how many before it have the same
+    key (table, round, check, seat, bet, evidence): 0 for nearly every finding. The
+    judge gives a round's findings in one order for the same events, so a repeat's
+    number, and its id, is the same when the round is judged again."""
+    seen: dict[str, int] = {}
+    repeats: list[int] = []
+    for finding in result.findings:
+        base = finding_id(finding, start_event_id=result.start_event_id)
+        repeats.append(seen.get(base, 0))
+        seen[base] = repeats[-1] + 1
+    return repeats
 
 
 def round_finding_ids(result: RoundResult) -> list[str]:
     """The ids of a judged round's findings, in order, as :func:`round_rows` stores them."""
     start = result.start_event_id
-    return [finding_id(f, start_event_id=start) for f in result.findings]
+    return [
+        finding_id(f, start_event_id=start, repeat=repeat)
+        for f, repeat in zip(result.findings, round_finding_repeats(result), strict=True)
+    ]
 
 
 def stored_finding_ids(outcomes: Iterable[RoundResult | Finding]) -> set[str]:
@@ -312,12 +338,13 @@ def finding_row(
     default_ts_ms: int | None = None,
     origin: str = "",
     start_event_id: str = "",
+    repeat: int = 0,
 ) -> FindingRow:
     """The ``findings`` row of ``finding``; ``default_ts_ms`` stands in for a missing ``ts``;
-    ``origin``, ``start_event_id`` (of the judged round it is part of, "" when table-level):
-    see :func:`finding_id`."""
+    ``origin``, ``start_event_id`` (of the judged round it is part of, "" when table-level),
+    ``repeat``: see :func:`finding_id`."""
     return (
-        finding_id(finding, origin, start_event_id),
+        finding_id(finding, origin, start_event_id, repeat),
         finding.table_id,
         finding.round_id or "",
         start_event_id,
@@ -388,7 +415,8 @@ def round_rows(result: RoundResult, judged_at_ms: int) -> RoundRows:
         for line in settlement_lines(result)
     )
     findings = tuple(
-        finding_row(f, judged_at_ms, start_ms, start_event_id=start) for f in result.findings
+        finding_row(f, judged_at_ms, start_ms, start_event_id=start, repeat=repeat)
+        for f, repeat in zip(result.findings, round_finding_repeats(result), strict=True)
     )
     return RoundRows(round_row, settlements, findings)
 

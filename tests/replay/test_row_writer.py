@@ -27,6 +27,7 @@ from tablewatch.replay.run import (
 from tablewatch.rules.findings import Finding
 from tablewatch.store.client import connect, open_store
 from tablewatch.store.migrate import migrate
+from tests.store.helpers import round_cut_before_the_cards
 
 EARLIEST_MS = 946_684_800_000  # 2000-01-01T00:00:00.000Z, the protocol's first year
 LATEST_MS = 7_258_118_399_999  # 2199-12-31T23:59:59.999Z, its last
@@ -221,3 +222,16 @@ def test_a_failed_write_fails_the_run_and_never_records_it_complete(
 
 def _refuse(*args: object, **kwargs: object) -> None:
     raise RuntimeError("no room left on the device")
+
+
+def test_a_rounds_findings_that_share_a_key_are_each_recorded(client: Client) -> None:
+    result = round_cut_before_the_cards()
+    record = RunRecord("run-repeats", "store", "range", (), "v", "h", 1_796_000_000_000)
+    recorder = Recorder(client, record)
+    recorder.add(result)
+    record_end(recorder, "complete")
+    stored = client.query(
+        "SELECT message FROM replay_findings_v WHERE run_id = 'run-repeats' ORDER BY message"
+    ).result_rows
+    assert record.findings == len(result.findings) >= 4
+    assert [m for (m,) in stored] == sorted(f.message for f in result.findings)

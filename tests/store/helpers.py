@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from tablewatch.rules.audit import Auditor, findings_of
 from tablewatch.rules.config import parse_config
 from tablewatch.rules.decode import decode_event, encode_event
-from tablewatch.rules.events import AnyEvent
+from tablewatch.rules.events import AnyEvent, CardDealt, RoundStart
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
 from tablewatch.sim.floor import Floor
@@ -69,3 +69,16 @@ def audit_floor(floor: Floor) -> Audited:
 def ids(outcomes: Iterable[RoundResult | Finding]) -> set[str]:
     """The stored ids of the outcomes' findings (a judged round's carry its start_event_id)."""
     return stored_finding_ids(outcomes)
+
+
+def round_cut_before_the_cards() -> RoundResult:
+    """A table's first round cut after its wagers, before any card: judged at the end of
+    the input, every seat and the dealer dealt nothing."""
+    floor = Floor(tables=1, rounds=3, seed=4, error_rate=0.0)
+    events = list(floor.events())
+    start = next(i for i, e in enumerate(events) if isinstance(e, RoundStart))
+    first_card = next(i for i, e in enumerate(events) if isinstance(e, CardDealt) and i > start)
+    auditor = Auditor(parse_config(floor.config))
+    outcomes = [o for _, o in auditor.feed_many(events[:first_card])] + auditor.finish()
+    (result,) = [o for o in outcomes if isinstance(o, RoundResult)]
+    return result
