@@ -35,7 +35,7 @@ from tablewatch.store.rows import (
     FINDING_COLUMNS,
     FindingRow,
     finding_row,
-    round_finding_repeats,
+    round_finding_ids,
 )
 
 RUNS = "replay_runs"
@@ -133,9 +133,9 @@ class Recorder:
                 (run_id, outcome.table_id, outcome.round_id, start, start_ms / 1000,
                  ts_to_ms(outcome.end_ts) / 1000, len(outcome.findings))
             )  # fmt: skip
-            repeats = round_finding_repeats(outcome)
-            for finding, repeat in zip(outcome.findings, repeats, strict=True):
-                row = finding_row(finding, judged, start_ms, start_event_id=start, repeat=repeat)
+            ids = round_finding_ids(outcome)
+            for finding, id_ in zip(outcome.findings, ids, strict=True):
+                row = finding_row(finding, judged, start_ms, start_event_id=start, stored_id=id_)
                 self._findings.append(_replay_finding(run_id, row))
             record.findings += len(outcome.findings)
         else:

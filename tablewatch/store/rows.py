@@ -277,7 +277,7 @@ def finding_id(
     start nor, but for those, origin: its id is what it was before either existed.
     ``repeat``: a judged round's findings that would share one id (two seats dealt no
     card say so in two findings with the same check, no seat and the same evidence) are
-    told apart by their place among them (:func:`round_finding_repeats`): the first keeps
+    told apart by their place among them (:func:`round_finding_ids`): the first keeps
     the id, the k-th after it has ``k`` in its key, so that the store (whose tables keep
     one row an id) holds each of them."""
     key: list[object] = [
@@ -297,27 +297,20 @@ def finding_id(
     return hashlib.blake2b(_ID_ENCODER.encode(key), digest_size=16).hexdigest()
 
 
-def round_finding_repeats(result: RoundResult) -> list[int]:
-    """For each of a judged round's findings, in order, how many before it have the same
-    key (table, round, check, seat, bet, evidence): 0 for nearly every finding. The
-    judge gives a round's findings in one order for the same events, so a repeat's
-    number, and its id, is the same when the round is judged again."""
-    seen: dict[str, int] = {}
-    repeats: list[int] = []
-    for finding in result.findings:
-        base = finding_id(finding, start_event_id=result.start_event_id)
-        repeats.append(seen.get(base, 0))
-        seen[base] = repeats[-1] + 1
-    return repeats
-
-
 def round_finding_ids(result: RoundResult) -> list[str]:
-    """The ids of a judged round's findings, in order, as :func:`round_rows` stores them."""
+    """The ids of a judged round's findings, in order, as :func:`round_rows` stores them:
+    a key repeated in the round has its number in the ids after the first (see
+    :func:`finding_id`). The judge gives a round's findings in one order for the same
+    events, so a repeat's number, and its id, is the same when the round is judged again."""
     start = result.start_event_id
-    return [
-        finding_id(f, start_event_id=start, repeat=repeat)
-        for f, repeat in zip(result.findings, round_finding_repeats(result), strict=True)
-    ]
+    seen: dict[str, int] = {}
+    ids: list[str] = []
+    for finding in result.findings:
+        base = finding_id(finding, start_event_id=start)
+        repeat = seen.get(base, 0)
+        seen[base] = repeat + 1
+        ids.append(finding_id(finding, start_event_id=start, repeat=repeat) if repeat else base)
+    return ids
 
 
 def stored_finding_ids(outcomes: Iterable[RoundResult | Finding]) -> set[str]:
@@ -338,13 +331,14 @@ def finding_row(
     default_ts_ms: int | None = None,
     origin: str = "",
     start_event_id: str = "",
-    repeat: int = 0,
+    stored_id: str | None = None,
 ) -> FindingRow:
     """The ``findings`` row of ``finding``; ``default_ts_ms`` stands in for a missing ``ts``;
-    ``origin``, ``start_event_id`` (of the judged round it is part of, "" when table-level),
-    ``repeat``: see :func:`finding_id`."""
+    ``origin``, ``start_event_id`` (of the judged round it is part of, "" when table-level):
+    see :func:`finding_id`; ``stored_id``: its id when the caller has it (a judged round's,
+    from :func:`round_finding_ids`)."""
     return (
-        finding_id(finding, origin, start_event_id, repeat),
+        stored_id or finding_id(finding, origin, start_event_id),
         finding.table_id,
         finding.round_id or "",
         start_event_id,
@@ -415,8 +409,8 @@ def round_rows(result: RoundResult, judged_at_ms: int) -> RoundRows:
         for line in settlement_lines(result)
     )
     findings = tuple(
-        finding_row(f, judged_at_ms, start_ms, start_event_id=start, repeat=repeat)
-        for f, repeat in zip(result.findings, round_finding_repeats(result), strict=True)
+        finding_row(f, judged_at_ms, start_ms, start_event_id=start, stored_id=stored_id)
+        for f, stored_id in zip(result.findings, round_finding_ids(result), strict=True)
     )
     return RoundRows(round_row, settlements, findings)
 
