@@ -12,6 +12,7 @@ the store holds (a chunk's payloads at most).
 from __future__ import annotations
 
 import contextlib
+import functools
 import queue
 import threading
 from collections.abc import Callable, Collection, Generator, Iterator
@@ -189,9 +190,6 @@ class _End:
     error: BaseException | None
 
 
-_END: Any = object()  # what a producer's iterator gives when it is exhausted
-
-
 class _Item(Generic[T]):
     __slots__ = ("value",)
 
@@ -208,37 +206,34 @@ def read_ahead(
     raised here, where its item would have been; when the caller stops early, the thread
     stops after the item it is making."""
     handed: queue.Queue[_Item[T] | _End] = queue.Queue(1)
-    taken = threading.Semaphore(1)  # the caller took the last item: the next may be made
+    taken = threading.Semaphore(0)  # released as the caller takes an item
     stop = threading.Event()
 
-    def wait_for(acquire: Callable[[], bool]) -> bool:
+    def wait_for(attempt: Callable[[], bool]) -> bool:
+        """Try until ``attempt`` succeeds (True) or the caller stops (False)."""
         while not stop.is_set():
-            if acquire():
+            if attempt():
                 return True
         return False
 
-    def hand(item: _Item[T] | _End) -> bool:
-        def put() -> bool:
-            try:
-                handed.put(item, timeout=0.1)
-            except queue.Full:
-                return False
-            return True
+    def put(item: _Item[T] | _End) -> bool:
+        try:
+            handed.put(item, timeout=0.1)
+        except queue.Full:
+            return False
+        return True
 
-        return wait_for(put)
+    def hand(item: _Item[T] | _End) -> bool:
+        return wait_for(functools.partial(put, item))
+
+    was_taken = functools.partial(taken.acquire, timeout=0.1)
 
     def work() -> None:
         try:
             with contextlib.closing(connect()) as client:
-                made = produce(client)
-                while wait_for(lambda: taken.acquire(timeout=0.1)):
-                    value = next(made, _END)
-                    if value is _END:
-                        break
-                    if not hand(_Item(value)):
-                        return
-                else:
-                    return  # stopped
+                for value in produce(client):  # the next is made once this one is taken
+                    if not (hand(_Item(value)) and wait_for(was_taken)):
+                        return  # the caller stopped
         except BaseException as exc:  # given to the caller's thread
             hand(_End(exc))
         else:
