@@ -4,9 +4,10 @@ Each table's events come in the order the worker applied them: their position in
 the table's hash chain (``chain_pos``, the table's Kafka order, which is its ``seq``
 order from a controller that keeps to the protocol), ties and rows stored before
 the chain (position 0, first) by ``seq``. They are read in chunks of
-:data:`CHUNK` positions (or ``seq`` values), one query each, a chunk read whole and
-then decoded and folded a few hundred events at a time: memory stays flat whatever
-the store holds (a chunk's payloads at most).
+:data:`CHUNK` positions (or ``seq`` values), one query each, a chunk read whole as text
+(a payload a line, :data:`FRAMED`), decoded in one call and folded a few hundred events
+at a time: memory stays flat whatever the store holds (a chunk's payloads and events at
+most).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any, Generic, TypeVar
 from clickhouse_connect.driver.client import Client
 
 from tablewatch.replay.fold import Run
-from tablewatch.rules.decode import decode_lines
+from tablewatch.rules.decode import decode_lines, decode_whole_lines
 
 CHUNK = 100_000  # positions (or seq values) per query
 AHEAD_CHUNK = 50_000  # the same read ahead of the fold: two chunks in memory, as much as one
@@ -30,6 +31,11 @@ DECODE_BLOCK = 512  # events decoded and folded at a time (in the CPU cache, as 
 # a read ahead of the fold runs beside it: one engine thread (the fold has the other core),
 # which also holds less of the table in memory at once than a read on every core
 AHEAD_SETTINGS: dict[str, Any] = {"max_threads": 1}
+# A chunk is read as text, a payload a line, when every payload is one whole JSON value on one
+# line (the engine's isValidJSON: no blank payload, none holding two values or part of one):
+# the lines are then framed as decode_whole_lines needs them, and decoded in one call. A row
+# whose payload is not is read as a blank line, and its chunk is read again payload by payload.
+FRAMED = "if(position(payload, '\\n') = 0 AND isValidJSON(payload), payload, '')"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +116,17 @@ class StoreSource:
                 self.connect, lambda client: self._payloads(client, spans, AHEAD_SETTINGS)
             )
         )
-        for where_text, start, payloads in chunks:
+        for where_text, start, read in chunks:
+            payloads: list[bytes]
+            if isinstance(read, bytes):
+                whole = decode_whole_lines(read)
+                if whole is not None:  # the usual case: every line an event
+                    for at in range(0, len(whole), DECODE_BLOCK):
+                        yield whole[at : at + DECODE_BLOCK]
+                    continue
+                payloads = read[:-1].split(b"\n") if read else []  # a payload a line
+            else:
+                payloads = read
             for at in range(0, len(payloads), DECODE_BLOCK):
                 decoded = decode_lines(payloads[at : at + DECODE_BLOCK], where_text, start + at)
                 for events, rejection in decoded.runs():
@@ -156,8 +172,8 @@ class StoreSource:
                 settings=settings,
             ).result_rows
         }
-        sql = (
-            f"SELECT payload FROM raw_events_v WHERE table_id = {{t:String}} AND {where} "
+        rows = (
+            f"FROM raw_events_v WHERE table_id = {{t:String}} AND {where} "
             f"AND {chain} AND {column} >= {{lo:UInt64}} AND {column} < {{hi:UInt64}} "
             "AND ts >= fromUnixTimestamp64Milli({ts_lo:Int64}, 'UTC') "
             "AND ts <= fromUnixTimestamp64Milli({ts_hi:Int64}, 'UTC') "
@@ -172,16 +188,27 @@ class StoreSource:
             }  # fmt: skip
             # the chunk is read whole before it is folded: the run's rows may be written on
             # the same client meanwhile, which an embedded engine refuses mid-stream
-            payloads: list[bytes] = []
+            text = client.raw_query(
+                f"SELECT {FRAMED} {rows}", parameters=values, fmt="TSVRaw", settings=settings
+            )
+            if not (text.startswith(b"\n") or b"\n\n" in text):
+                yield where_text, start, text
+                continue
+            payloads: list[bytes] = []  # a payload not framed: the chunk's, one by one
             with client.query_column_block_stream(
-                sql, parameters=values, column_formats={"payload": "bytes"}, settings=settings
+                f"SELECT payload {rows}",
+                parameters=values,
+                column_formats={"payload": "bytes"},
+                settings=settings,
             ) as stream:
                 for columns in stream:
                     payloads.extend(columns[0])
             yield where_text, start, payloads
 
 
-Chunk = tuple[str, int, list[bytes]]  # where the payloads are, the first's number, payloads
+# where the payloads are, the first's number, and the payloads: their lines (each one whole
+# JSON value), or the payloads one by one when one of them is not
+Chunk = tuple[str, int, bytes | list[bytes]]
 T = TypeVar("T")
 
 

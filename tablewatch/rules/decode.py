@@ -358,6 +358,30 @@ def decode_lines(
             refuse(len(events) + len(failed), error)
 
 
+def decode_whole_lines(text: bytes) -> list[AnyEvent] | None:
+    """The events of ``text`` when every one of its lines is an event :func:`decode_lines`
+    takes; None when one is not (:func:`decode_lines` of the lines then says which, and
+    why).
+
+    The caller vouches for the framing: each line ends in a newline and holds one whole
+    JSON value, as the store's read of payloads gives them (no line blank, none holding
+    two values or a part of one: ``tablewatch.replay.store_source``), for msgspec's
+    ``decode_lines`` reads JSON values apart by whitespace, not by lines. One msgspec
+    call decodes them all, with no bytes object a line and no Python step an event; then
+    the checks of :func:`_first_bad`, for them all at once (the free strings one event at
+    a time only when ``text`` holds an escape).
+    """
+    try:
+        events: list[AnyEvent] = _DECODER.decode_lines(text)
+    except _DECODE_ERRORS:
+        return None
+    if len(events) != text.count(b"\n") or not timestamps_valid(list(map(_ts, events))):
+        return None
+    if not is_plain(text) and any(map(_string_problem, events)):
+        return None
+    return events
+
+
 def _first_bad(
     events: list[AnyEvent], start: int, lines: Sequence[bytes], run_start: int, plain: bool
 ) -> tuple[int, str] | None:

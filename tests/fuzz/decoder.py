@@ -9,7 +9,9 @@ and what must hold for each.
   given as null) decodes to the same event;
 - ``decode_lines`` agrees with ``decode_event`` line by line (same events, same
   rejections at ``file:line``; a key given twice is the one documented difference),
-  with ``plain`` set or not.
+  with ``plain`` set or not;
+- ``decode_whole_lines`` of lines framed as the store reads them (each one whole JSON
+  value) gives the events of ``decode_lines`` when no line fails, and None when one does.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from tablewatch.rules.decode import (
     EventRejected,
     decode_event,
     decode_lines,
+    decode_whole_lines,
     encode_event,
     is_plain,
 )
@@ -495,3 +498,39 @@ line_lists = st.lists(
     ),
     max_size=12,
 )
+
+
+def _one_whole_value(line: bytes) -> bool:
+    """Whether ``line`` is one whole JSON value on one line, as the store's read frames a
+    payload (its ``isValidJSON``, no line break): Python's reading, without NaN or
+    Infinity."""
+    if b"\n" in line:
+        return False
+
+    def no_constant(name: str) -> object:
+        raise ValueError(name)
+
+    try:
+        json.loads(line, parse_constant=no_constant)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+framed_line_lists = st.lists(
+    st.one_of(pool, pool, pool, mutated_objects(), mutated_bytes()).filter(_one_whole_value),
+    max_size=12,
+)
+
+
+def check_whole_lines(lines: list[bytes], tally: Tally) -> None:
+    """``decode_whole_lines`` against ``decode_lines``, for lines each one whole value."""
+    tally.count()
+    events = decode_whole_lines(b"".join(line + b"\n" for line in lines))
+    decoded = decode_lines(lines, "f.jsonl")
+    if decoded.failed:
+        assert events is None, f"lines {decoded.failed} fail alone but not together"
+        tally.saw("refused")
+    else:
+        assert events == decoded.events, "decoded together otherwise than line by line"
+        tally.saw("decoded")

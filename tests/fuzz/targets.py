@@ -16,7 +16,7 @@ from tests.fuzz import decoder
 from tests.fuzz.tally import Tally
 
 SUITE_EXAMPLES = 300  # per target in the test suite: a few seconds each
-# of the long run's inputs; the decoder's targets have 60
+# of the long run's inputs; the decoder's targets have 64
 HTTP_SHARE, RAW_SHARE, QUERY_SHARE = 20, 5, 15
 
 
@@ -71,6 +71,12 @@ def decoder_targets() -> list[Target]:
         ),
         Target("decode_event: same event", decoder.equivalent_texts(), decoder.check_equivalent, 5),
         Target("decode_lines vs decode_event", decoder.line_lists, decoder.check_lines, 8),
+        Target(
+            "decode_whole_lines vs decode_lines",
+            decoder.framed_line_lists,
+            decoder.check_whole_lines,
+            4,
+        ),
     ]
 
 

@@ -14,6 +14,7 @@ import msgspec
 import pytest
 from clickhouse_connect.driver.client import Client
 
+from tablewatch.replay import store_source
 from tablewatch.replay.run import Recorder, RunRecord, findings_json, new_run_id, replay
 from tablewatch.replay.store_source import StoreSource, read_ahead
 from tablewatch.rules.audit import Auditor, findings_of
@@ -80,9 +81,9 @@ def test_payloads_over_several_lines_or_with_escapes_replay_as_each_decodes_alon
     client: Client,
 ) -> None:
     """A payload holding a newline (valid JSON over several lines, kept verbatim by the
-    ingest) is one event, and one with an escape has its strings checked one by one: an
-    escaped letter is that letter, an escaped control character in an id is refused, as
-    when the payload is decoded alone."""
+    ingest) is one event, one holding two JSON values is refused, and one with an escape
+    has its strings checked one by one: an escaped letter is that letter, an escaped
+    control character in an id is refused, as when the payload is decoded alone."""
     floor = Floor(tables=2, rounds=12, seed=5, error_rate=0.3)
     events = list(floor.events())
     payloads = [encode_event(event) for event in events]
@@ -92,6 +93,8 @@ def test_payloads_over_several_lines_or_with_escapes_replay_as_each_decodes_alon
     payloads[first] = json.dumps(json.loads(payloads[first]), indent=2).encode()
     payloads[second] = payloads[second].replace(b'"event_id":"', b'"event_id":"\\u0065', 1)
     payloads[third] = payloads[third].replace(b'"event_id":"', b'"event_id":"\\u0007', 1)
+    fourth = [i for i, e in enumerate(events) if e.table_id == tables[1]][5]
+    payloads[fourth] += b" " + payloads[fourth]  # two JSON values: refused, the pair
     assert b"\n" in payloads[first]
     positions: dict[str, int] = {}
     rows = []
@@ -126,7 +129,35 @@ def test_payloads_over_several_lines_or_with_escapes_replay_as_each_decodes_alon
     assert replayed[positions[tables[0]] + 1] == (
         "holds U+0007, which is not a printable character: an id is 1 to 64 printable characters"
     )
-    assert sum(isinstance(item, str) for item in replayed) == 1
+    refused = [item for item in replayed if isinstance(item, str)]
+    assert len(refused) == 2
+    assert replayed[positions[tables[0]] + 5] == refused[1]
+    assert refused[1].startswith("bad JSON: JSON is malformed: trailing characters")
+
+
+def test_well_formed_payloads_are_decoded_a_chunk_at_a_time(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Payloads each one whole JSON value on one line (what the worker stores) are read as
+    text and decoded together, never one by one; the same events as the file audit's."""
+    floor = Floor(tables=2, rounds=15, seed=7, error_rate=0.3)
+    events = list(floor.events())
+    positions: dict[str, int] = {}
+    rows = []
+    for event in events:
+        position = positions[event.table_id] = positions.get(event.table_id, 0) + 1
+        row = event_row(encode_event(event), event, 0, 0, 1_796_000_000_000)
+        rows.append((*row[:10], position, "", ""))
+    client.insert("raw_events", rows, column_names=EVENT_COLUMNS)
+
+    def one_by_one(*_: object, **__: object) -> None:
+        raise AssertionError("payloads decoded one by one")
+
+    monkeypatch.setattr(store_source, "decode_lines", one_by_one)
+    runs = list(StoreSource(client, chunk=60).runs())
+    assert all(isinstance(run, list) and 0 < len(run) <= store_source.DECODE_BLOCK for run in runs)
+    by_table = sorted(events, key=lambda e: e.table_id)  # each table's in its own order
+    assert [event for run in runs if isinstance(run, list) for event in run] == by_table
 
 
 def test_read_ahead_replays_the_store_as_a_read_in_turn(client: Client, tmp_path: Path) -> None:

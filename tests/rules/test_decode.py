@@ -17,6 +17,7 @@ from tablewatch.rules.decode import (
     OverlongLine,
     decode_event,
     decode_lines,
+    decode_whole_lines,
     encode_event,
     peek_field,
 )
@@ -557,6 +558,45 @@ def test_a_block_of_lines_rejects_only_the_bad_strings_and_keeps_going() -> None
         ("f.jsonl:5", "event_id"),
         ("f.jsonl:6", None),
     ]
+
+
+def _meter(seq: int, **fields: Any) -> bytes:
+    return event(**{"type": "meter", "amount": 5, "seq": seq, "event_id": f"e-{seq}", **fields})
+
+
+def test_lines_each_an_event_decode_together_as_one_by_one() -> None:
+    lines = [
+        _meter(1),
+        _meter(2, table_id="Tä"),  # not ASCII: its strings checked one by one, accepted
+        _meter(3).replace(b'"LIR-07"', b'"LIR\\u002d07"'),  # an escaped hyphen: fine
+        json.dumps({**BASE, "type": "meter", "amount": 5, "seq": 4}, indent=None).encode(),
+    ]
+    events = decode_whole_lines(b"".join(line + b"\n" for line in lines))
+    assert events == [decode_event(line) for line in lines]
+    assert events is not None and events[2].table_id == "LIR-07"
+    assert decode_whole_lines(b"") == []
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        _meter(2, table_id="T\x01"),  # a control character in an id
+        _meter(2, event_id="e-2\u200b"),  # not printable, given as an escape
+        _meter(2, ts="2026-11-29T20:15:61.000Z"),  # a second of 61
+        _meter(2, amount=-1),  # refused by msgspec
+        _meter(2, colour="red"),  # a key no event has
+    ],
+)
+def test_lines_with_one_event_refused_are_left_to_decode_lines(bad: bytes) -> None:
+    lines = [_meter(1), bad, _meter(3)]
+    assert decode_whole_lines(b"".join(line + b"\n" for line in lines)) is None
+    decoded = decode_lines(lines, "f.jsonl")
+    assert [e.seq for e in decoded.events] == [1, 3]
+    assert [index for index, rejection in decoded.failed if rejection] == [1]
+
+
+def test_lines_not_ending_in_a_newline_are_left_to_decode_lines() -> None:
+    assert decode_whole_lines(_meter(1) + b"\n" + _meter(2)) is None
 
 
 def test_a_rejection_prints_control_characters_escaped() -> None:
