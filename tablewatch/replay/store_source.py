@@ -31,11 +31,10 @@ DECODE_BLOCK = 512  # events decoded and folded at a time (in the CPU cache, as 
 # a read ahead of the fold runs beside it: one engine thread (the fold has the other core),
 # which also holds less of the table in memory at once than a read on every core
 AHEAD_SETTINGS: dict[str, Any] = {"max_threads": 1}
-# A chunk is read as text, a payload a line, when every payload is one whole JSON value on one
-# line (the engine's isValidJSON: no blank payload, none holding two values or part of one):
-# the lines are then framed as decode_whole_lines needs them, and decoded in one call. A row
-# whose payload is not is read as a blank line, and its chunk is read again payload by payload.
-FRAMED = "if(position(payload, '\\n') = 0 AND isValidJSON(payload), payload, '')"
+# A chunk is read as text, a payload a line (decode_whole_lines decodes them in one call); a
+# payload holding a line break (valid JSON over several lines) is read as an empty line, as is
+# an empty payload, and a chunk holding one is read again payload by payload.
+FRAMED = "if(position(payload, '\\n') = 0, payload, '')"
 
 
 @dataclass(frozen=True, slots=True)

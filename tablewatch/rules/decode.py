@@ -359,23 +359,32 @@ def decode_lines(
 
 
 def decode_whole_lines(text: bytes) -> list[AnyEvent] | None:
-    """The events of ``text`` when every one of its lines is an event :func:`decode_lines`
-    takes; None when one is not (:func:`decode_lines` of the lines then says which, and
-    why).
+    """The events of ``text`` (lines, each ending in a newline) when every line is an
+    event that :func:`decode_lines` takes, the same events; None when one line is not,
+    or is not an object alone on its line (:func:`decode_lines` of the lines then tells
+    which failed, and why).
 
-    The caller vouches for the framing: each line ends in a newline and holds one whole
-    JSON value, as the store's read of payloads gives them (no line blank, none holding
-    two values or a part of one: ``tablewatch.replay.store_source``), for msgspec's
-    ``decode_lines`` reads JSON values apart by whitespace, not by lines. One msgspec
-    call decodes them all, with no bytes object a line and no Python step an event; then
-    the checks of :func:`_first_bad`, for them all at once (the free strings one event at
-    a time only when ``text`` holds an escape).
+    One msgspec call decodes them all (``Decoder.decode_lines``), with no bytes object a
+    line and no Python step an event; then the checks of :func:`_first_bad`, for them all
+    at once (the free strings one event at a time only when ``text`` holds an escape).
+    msgspec reads JSON values apart by whitespace, not by lines, so the lines are first
+    found framed, by three scans in C: each begins with ``{`` and ends with ``}``. Then
+    no value can run on from one line into the next (a ``}``, a line break and a ``{``
+    are never valid JSON within a value, nor is a line break within a string), each line
+    holds a value of its own, and as many values as lines means one whole value a line.
     """
+    lines = text.count(b"\n")
+    if not text.endswith(b"\n"):
+        return [] if not text else None
+    if not (
+        text.startswith(b"{") and text.count(b"\n{") == lines - 1 and text.count(b"}\n") == lines
+    ):
+        return None
     try:
         events: list[AnyEvent] = _DECODER.decode_lines(text)
     except _DECODE_ERRORS:
         return None
-    if len(events) != text.count(b"\n") or not timestamps_valid(list(map(_ts, events))):
+    if len(events) != lines or not timestamps_valid(list(map(_ts, events))):
         return None
     if not is_plain(text) and any(map(_string_problem, events)):
         return None

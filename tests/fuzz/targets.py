@@ -73,7 +73,7 @@ def decoder_targets() -> list[Target]:
         Target("decode_lines vs decode_event", decoder.line_lists, decoder.check_lines, 8),
         Target(
             "decode_whole_lines vs decode_lines",
-            decoder.framed_line_lists,
+            decoder.whole_line_lists,
             decoder.check_whole_lines,
             4,
         ),

@@ -595,6 +595,22 @@ def test_lines_with_one_event_refused_are_left_to_decode_lines(bad: bytes) -> No
     assert [index for index, rejection in decoded.failed if rejection] == [1]
 
 
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [_meter(1)[:30], _meter(1)[30:]],  # an event cut over two lines
+        [_meter(1) + b" " + _meter(2), b"{}"],  # two on a line, an empty object after
+        [_meter(1) + _meter(2), _meter(3)[:30], _meter(3)[30:]],  # two values as three lines
+        [b" " + _meter(1)],  # valid alone, but not an object alone on its line
+        [_meter(1), b""],  # a blank line
+    ],
+)
+def test_lines_not_each_an_object_alone_are_left_to_decode_lines(lines: list[bytes]) -> None:
+    """msgspec reads JSON values apart by whitespace, not by lines: these would decode
+    together as events, which line by line are refused (or, the last two, skipped)."""
+    assert decode_whole_lines(b"".join(line + b"\n" for line in lines)) is None
+
+
 def test_lines_not_ending_in_a_newline_are_left_to_decode_lines() -> None:
     assert decode_whole_lines(_meter(1) + b"\n" + _meter(2)) is None
 
