@@ -3,8 +3,8 @@
     python benchmarks/fuzz.py --examples 100000 [--seed 20260] [--only decode|http|query]
                               [--atheris-runs 200000] [--json figures.json]
 
-``--examples`` inputs in all, shared among the targets by weight (the decoder's seven
-targets 60%, ``POST /events`` 25%, ``ReadOnlyReader.run`` 15%), drawn by Hypothesis from
+``--examples`` inputs in all, shared among the targets by weight (the decoder's eight
+targets 64 parts, ``POST /events`` 25, ``ReadOnlyReader.run`` 15), drawn by Hypothesis from
 the same strategies and checked by the same properties as the suite's ``pytest -m fuzz``
 (``tests/fuzz/``), from a fixed seed (``--seed``) rather than the suite's derandomised few
 hundred. Printed per target: inputs run, crashes (inputs that broke a property: an

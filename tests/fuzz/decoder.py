@@ -524,6 +524,7 @@ def _reframed(draw: st.DrawFn) -> list[bytes]:
 
 whole_line_lists = st.lists(
     st.one_of(
+        st.lists(pool, min_size=1, max_size=6),
         st.lists(st.one_of(pool, pool, pool, mutated_objects(), mutated_bytes()), max_size=4),
         _reframed(),
         st.lists(st.sampled_from([b"", b"  ", b"\r", b"{}"]), max_size=2),
