@@ -138,8 +138,8 @@ def test_payloads_over_several_lines_or_with_escapes_replay_as_each_decodes_alon
 def test_well_formed_payloads_are_decoded_a_chunk_at_a_time(
     client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Payloads each one whole JSON value on one line (what the worker stores) are read as
-    text and decoded together, never one by one; the same events as the file audit's."""
+    """Payloads each an object alone on one line (what the worker stores) are read as text
+    and decoded together, never one by one: every table's events, in its order."""
     floor = Floor(tables=2, rounds=15, seed=7, error_rate=0.3)
     events = list(floor.events())
     positions: dict[str, int] = {}
