@@ -33,7 +33,8 @@ DECODE_BLOCK = 512  # events decoded and folded at a time (in the CPU cache, as 
 AHEAD_SETTINGS: dict[str, Any] = {"max_threads": 1}
 # A chunk is read as text, a payload a line (decode_whole_lines decodes them in one call); a
 # payload holding a line break (valid JSON over several lines) is read as an empty line, as is
-# an empty payload, and a chunk holding one is read again payload by payload.
+# an empty payload: a chunk that does not decode whole and holds one is read again payload by
+# payload (Chunk.payloads).
 FRAMED = "if(position(payload, '\\n') = 0, payload, '')"
 
 
@@ -115,19 +116,17 @@ class StoreSource:
                 self.connect, lambda client: self._payloads(client, spans, AHEAD_SETTINGS)
             )
         )
-        for where_text, start, read in chunks:
-            payloads: list[bytes]
-            if isinstance(read, bytes):
-                whole = decode_whole_lines(read)
-                if whole is not None:  # the usual case: every line an event
-                    for at in range(0, len(whole), DECODE_BLOCK):
-                        yield whole[at : at + DECODE_BLOCK]
-                    continue
-                payloads = read[:-1].split(b"\n") if read else []  # a payload a line
-            else:
-                payloads = read
+        for chunk in chunks:
+            whole = decode_whole_lines(chunk.text)
+            if whole is not None:  # the usual case: every line an event
+                for at in range(0, len(whole), DECODE_BLOCK):
+                    yield whole[at : at + DECODE_BLOCK]
+                continue
+            payloads = chunk.payloads(self.client)
             for at in range(0, len(payloads), DECODE_BLOCK):
-                decoded = decode_lines(payloads[at : at + DECODE_BLOCK], where_text, start + at)
+                decoded = decode_lines(
+                    payloads[at : at + DECODE_BLOCK], chunk.where, chunk.start + at
+                )
                 for events, rejection in decoded.runs():
                     if events:
                         yield events
@@ -190,24 +189,38 @@ class StoreSource:
             text = client.raw_query(
                 f"SELECT {FRAMED} {rows}", parameters=values, fmt="TSVRaw", settings=settings
             )
-            if not (text.startswith(b"\n") or b"\n\n" in text):
-                yield where_text, start, text
-                continue
-            payloads: list[bytes] = []  # a payload not framed: the chunk's, one by one
-            with client.query_column_block_stream(
-                f"SELECT payload {rows}",
-                parameters=values,
-                column_formats={"payload": "bytes"},
-                settings=settings,
-            ) as stream:
-                for columns in stream:
-                    payloads.extend(columns[0])
-            yield where_text, start, payloads
+            yield Chunk(where_text, start, text, rows, values)
 
 
-# where the payloads are, the first's number, and the payloads: their lines (each one whole
-# JSON value), or the payloads one by one when one of them is not
-Chunk = tuple[str, int, bytes | list[bytes]]
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A chunk of a table's payloads as read: a line each (:data:`FRAMED`), and how to read
+    them again one by one."""
+
+    where: str  # where the payloads are, for a rejection: "raw_events_v {table} {column}"
+    start: int  # the number (position or seq) of the first
+    text: bytes
+    rows: str  # the statement's FROM ... ORDER BY, with its parameters
+    parameters: dict[str, Any]
+
+    def payloads(self, client: Client) -> list[bytes]:
+        """The payloads one by one: the lines of the text, or, when one of them is not a
+        line of its own (an empty line: a payload holding a line break, or an empty one),
+        the chunk read again on ``client`` a payload at a time."""
+        text = self.text
+        if not (text.startswith(b"\n") or b"\n\n" in text):
+            return text[:-1].split(b"\n") if text else []
+        payloads: list[bytes] = []
+        with client.query_column_block_stream(
+            f"SELECT payload {self.rows}",
+            parameters=self.parameters,
+            column_formats={"payload": "bytes"},
+        ) as stream:
+            for columns in stream:
+                payloads.extend(columns[0])
+        return payloads
+
+
 T = TypeVar("T")
 
 

@@ -368,17 +368,17 @@ def decode_whole_lines(text: bytes) -> list[AnyEvent] | None:
     line and no Python step an event; then the checks of :func:`_first_bad`, for them all
     at once (the free strings one event at a time only when ``text`` holds an escape).
     msgspec reads JSON values apart by whitespace, not by lines, so the lines are first
-    found framed, by three scans in C: each begins with ``{`` and ends with ``}``. Then
-    no value can run on from one line into the next (a ``}``, a line break and a ``{``
-    are never valid JSON within a value, nor is a line break within a string), each line
-    holds a value of its own, and as many values as lines means one whole value a line.
+    found framed, by two scans in C: each begins with ``{`` and ends with ``}`` (the text
+    begins with ``{``, ends with ``}`` and a line break, and every other line break stands
+    between a ``}`` and a ``{``). Then no value can run on from one line into the next
+    (a ``}``, a line break and a ``{`` are never valid JSON within a value, nor is a line
+    break within a string), each line holds a value of its own, and as many values as
+    lines means one whole value a line.
     """
+    if not text:
+        return []
     lines = text.count(b"\n")
-    if not text.endswith(b"\n"):
-        return [] if not text else None
-    if not (
-        text.startswith(b"{") and text.count(b"\n{") == lines - 1 and text.count(b"}\n") == lines
-    ):
+    if not (text.startswith(b"{") and text.endswith(b"}\n") and text.count(b"}\n{") == lines - 1):
         return None
     try:
         events: list[AnyEvent] = _DECODER.decode_lines(text)
