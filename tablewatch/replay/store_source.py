@@ -136,7 +136,8 @@ class StoreSource:
     def _payloads(
         self, client: Client, spans: list[TableSpan], settings: dict[str, Any]
     ) -> Iterator[Chunk]:
-        """Each chunk's payloads, in order, read on ``client`` with ``settings``."""
+        """Each chunk (:class:`Chunk`: its payloads as text), in order, read on ``client`` with
+        ``settings``."""
         for span in spans:
             table = span.table_id
             if span.outside:
@@ -200,8 +201,8 @@ class Chunk:
     where: str  # where the payloads are, for a rejection: "raw_events_v {table} {column}"
     start: int  # the number (position or seq) of the first
     text: bytes
-    rows: str  # the statement's FROM ... ORDER BY, with its parameters
-    parameters: dict[str, Any]
+    rows: str  # the statement's FROM ... ORDER BY
+    parameters: dict[str, Any]  # its parameters
 
     def payloads(self, client: Client) -> list[bytes]:
         """The payloads one by one: the lines of the text, or, when one of them is not a
