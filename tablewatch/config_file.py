@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml.reader import ReaderError
 
 from tablewatch.rules.config import ConfigError, TableConfig, parse_config
 
@@ -19,6 +20,8 @@ def load_config(path: Path) -> dict[str, TableConfig]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(not_utf8(path, exc)) from None
     try:
         document = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -51,11 +54,28 @@ def entry_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
+    """One line: the file is not UTF-8 text, where, and what it looks like instead."""
+    start = bytes(exc.object[:4])
+    if start[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        kind = "UTF-16 text (save it as UTF-8)"
+    elif b"\x00" in bytes(exc.object[:4096]):
+        kind = "binary data"
+    else:
+        kind = f"an invalid byte 0x{exc.object[exc.start]:02x}"
+    return f"{path}: not UTF-8 text: {kind} at byte {exc.start}"
+
+
 def yaml_problem(path: Path, exc: yaml.YAMLError) -> str:
     """One line: ``FILE:LINE:COLUMN: not valid YAML: what`` (1-based, where the parser
     stopped), and what it was reading from where, when it says."""
+    if isinstance(exc, ReaderError):  # a character YAML refuses (NUL, ...)
+        return (
+            f"{path}: not valid YAML: {exc.reason} (character #x{exc.character:04x} at "
+            f"position {exc.position})"
+        )
     if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
-        return f"{path}: not valid YAML: {exc}"
+        return f"{path}: not valid YAML: {' '.join(str(exc).split())}"
     mark = exc.problem_mark
     text = f"{path}:{mark.line + 1}:{mark.column + 1}: not valid YAML: {exc.problem}"
     if exc.context:

@@ -72,3 +72,37 @@ def test_every_problem_is_a_line_naming_the_file_table_key_and_rule(tmp_path: Pa
         f"tablewatch audit: {config}: table FCP-02: paytables.aces_up: 'Z' is not a pay "
         "table of § 641a.12(c) (choose one of A, B, C, D, E, F)",
     ]
+
+
+NOT_TEXT = {
+    "utf-16": ("tables: {}\n".encode("utf-16"), "not UTF-8 text: UTF-16 text (save it as UTF-8)"),
+    "binary": (b"\x7fELF\x02\x01\x01\x00\x00\x00\xb7\x00" * 8, "not UTF-8 text: binary data"),
+    "latin-1": ("tables:\n  CAFÉ-1: {}\n".encode("latin-1"), "an invalid byte 0xc9"),
+    "nul": (b"tables:\n  A: \x00\n", "not valid YAML: special characters are not allowed"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NOT_TEXT))
+@pytest.mark.parametrize("command", ["audit", "rounds show", "replay"])
+def test_a_configuration_that_is_not_utf8_text_is_one_line_and_exit_2(
+    tmp_path: Path, kind: str, command: str
+) -> None:
+    """UTF-16, binary, a Latin-1 byte, a NUL: each command names the file and the reason on
+    one line (no traceback) and exits 2."""
+    from tablewatch.cli import main
+
+    content, reason = NOT_TEXT[kind]
+    config = tmp_path / "tables.yaml"
+    config.write_bytes(content)
+    events = str(EXAMPLES / "shift.jsonl")
+    args = {
+        "audit": ["audit", events],
+        "rounds show": ["rounds", "show", "LIR-07", "R-1"],
+        "replay": ["replay", "--source", "files", events, "--dsn", f"chdb:///{tmp_path / 's'}"],
+    }[command]
+    result = CliRunner().invoke(main, [*args, "--config", str(config)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert result.stderr.startswith(f"tablewatch {command}: {config}")
+    assert reason in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
