@@ -20,12 +20,14 @@ class Role(StrEnum):
     SURVEILLANCE = "surveillance"  # watches the floor: the worker's metrics
     FLOOR_MANAGER = "floor_manager"  # acknowledges alerts at the tables
     ADMIN = "admin"  # everything, and the access log
+    ALERTMANAGER = "alertmanager"  # Alertmanager itself: tells the alerter what it delivered
 
 
 class Permission(StrEnum):
     QUERY = "query"  # run read-only SQL on the store (GET /query)
     METRICS = "metrics"  # read the worker's counters (GET /metrics)
-    ACK_ALERT = "ack_alert"  # acknowledge an alert (the alert endpoint)
+    ACK_ALERT = "ack_alert"  # acknowledge an alert (POST /api/v1/alerts/{id}/ack)
+    RECORD_NOTIFIED = "record_notified"  # the alerter's webhook (POST .../alertmanager/notified)
     READ_ACCESS_LOG = "read_access_log"  # read access_log through the query endpoints
 
 
@@ -34,6 +36,7 @@ PERMISSIONS: Final[Mapping[Permission, frozenset[Role]]] = MappingProxyType(
         Permission.QUERY: frozenset({Role.AUDITOR, Role.ADMIN}),
         Permission.METRICS: frozenset({Role.SURVEILLANCE, Role.AUDITOR, Role.ADMIN}),
         Permission.ACK_ALERT: frozenset({Role.FLOOR_MANAGER, Role.ADMIN}),
+        Permission.RECORD_NOTIFIED: frozenset({Role.ALERTMANAGER, Role.ADMIN}),
         Permission.READ_ACCESS_LOG: frozenset({Role.ADMIN}),
     }
 )

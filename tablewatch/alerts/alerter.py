@@ -18,10 +18,13 @@ from typing import Any
 
 from tablewatch.alerts import escalation, trail
 from tablewatch.alerts.alertmanager import AlertmanagerClient
+from tablewatch.alerts.am_config import receiver_name
+from tablewatch.alerts.bodies import Notification, deliveries
 from tablewatch.alerts.convert import alert_of_finding, alert_of_silence
 from tablewatch.alerts.model import ALERTNAME, Alert, iso_ms
 from tablewatch.alerts.rules_file import AlertRules
 from tablewatch.alerts.silent import SilentWatch
+from tablewatch.store.errors import is_data_error
 
 log = logging.getLogger("tablewatch.alerts")
 
@@ -30,6 +33,11 @@ log = logging.getLogger("tablewatch.alerts")
 class TableInfo:
     game: str = ""
     pit: str | None = None
+
+
+class TrailRefused(Exception):
+    """The store refused the trail's rows on their data: written again they would fail
+    again, so they are not retried (the request that made them fails)."""
 
 
 class AlreadyAcknowledged(Exception):
@@ -74,6 +82,7 @@ class Alerter:
         self.ready = False  # its consumers started (the service sets it)
         self._last_resend_ms = self.now_ms()
         self._settling: set[str] = set()
+        self._acknowledging: dict[str, Alert] = {}  # acknowledged, its trail row being written
         self._tasks: set[asyncio.Task[None]] = set()
 
     def now_ms(self) -> int:
@@ -89,6 +98,9 @@ class Alerter:
                 await asyncio.to_thread(self.trail.record, events)
                 return
             except Exception as exc:  # the store: retried, never dropped
+                if is_data_error(exc):  # the rows' fault: the same rows would fail for ever
+                    log.error("trail rows refused by the store (%s): %r", exc, events)
+                    raise TrailRefused(f"the trail refused the rows: {exc}") from exc
                 log.warning("trail not written (%s); again in %.1f s", exc, delay)
                 if stop is not None and stop.is_set():
                     raise
@@ -166,7 +178,9 @@ class Alerter:
             max_level = rules.max_level(alert.pit, alert.shifts[0])
             d = escalation.due(
                 raised_ms=alert.raised_ms, level=alert.level,
-                acknowledged=alert.acknowledged_by is not None, resolved=not alert.open,
+                acknowledged=alert.acknowledged_by is not None
+                or alert.alert_id in self._acknowledging,
+                resolved=not alert.open,
                 steps_s=rules.escalation_s, max_level=max_level,
                 expire_s=rules.timing.expire_s, now_ms=now,
             )  # fmt: skip
@@ -239,14 +253,27 @@ class Alerter:
 
     async def acknowledge(self, alert_id: str, by: str, note: str = "") -> Alert:
         """Record who acknowledged (escalation stops now), then silence and resolve the
-        alert in Alertmanager in the background (retried while it is down)."""
+        alert in Alertmanager in the background (retried while it is down).
+
+        One acknowledgement wins: the first taken holds the alert from before its trail
+        row is written, so any other, at the same time or later, is
+        :class:`AlreadyAcknowledged` (409) and writes nothing."""
         alert = self.alerts.get(alert_id)
         if alert is None:
             raise KeyError(alert_id)
         if alert.acknowledged_by is not None:
             raise AlreadyAcknowledged(alert)
+        pending = self._acknowledging.get(alert_id)
+        if pending is not None:
+            raise AlreadyAcknowledged(pending)
         acked = alert.acknowledged(by, note, self.now_ms())
-        await self._record([trail.acknowledged(acked)], None)
+        self._acknowledging[alert_id] = acked
+        try:
+            await self._record([trail.acknowledged(acked)], None)
+        finally:
+            self._acknowledging.pop(alert_id, None)
+        latest = self.alerts[alert_id]  # escalated meanwhile: keep its levels
+        acked = latest.acknowledged(by, note, acked.acknowledged_ms or self.now_ms())
         self.alerts[alert_id] = acked
         self.counters.acknowledged += 1
         if acked.open:
@@ -285,20 +312,19 @@ class Alerter:
 
     # ---- what Alertmanager delivered --------------------------------------------------------
 
-    async def notified(self, payload: Mapping[str, Any]) -> int:
-        """Alertmanager's webhook: record each firing alert as notified to the receiver."""
-        receiver = str(payload.get("receiver", ""))
+    async def notified(self, notification: Notification) -> int:
+        """Alertmanager's webhook: record each firing alert as notified to the receiver.
+        The whole notification is checked first (:func:`.bodies.deliveries`: a receiver
+        of these rules, alert ids, levels that exist); :class:`.bodies.BodyError` and
+        nothing recorded when any of it is refused."""
+        receivers = {receiver_name(name) for name in self.rules.contacts}
+        delivered = deliveries(notification, receivers, len(self.rules.escalation_s))
+        receiver = notification.receiver
         now = self.now_ms()
         events = []
-        for item in payload.get("alerts") or ():
-            if item.get("status") != "firing":
-                continue
-            labels = item.get("labels") or {}
-            try:
-                level = int(labels.get("escalation", 0))
-            except ValueError:
-                level = 0
-            alert = self.alerts.get(str(labels.get("alert_id", "")))
+        for item in delivered:
+            labels, level = item.labels, item.level
+            alert = self.alerts.get(labels["alert_id"])
             if alert is None:  # not read again yet after a restart: its labels say enough
                 alert = _from_labels(labels, level, now)
                 if alert is None:

@@ -11,8 +11,11 @@
 - the clock, twice a second: escalations, expiries, silent tables, resends.
 - HTTP (aiohttp): ``GET /health``, ``GET /api/v1/alerts[?open=true]``,
   ``GET /api/v1/alerts/{id}`` (with its trail), ``POST /api/v1/alerts/{id}/ack``
-  (``{"by": ..., "note": ...}``), and ``POST /api/v1/alertmanager/notified``, the
-  webhook every generated receiver calls.
+  (``{"note": ...}``, a bearer token whose role holds ``ack_alert``: the token's holder
+  is who acknowledged), and ``POST /api/v1/alertmanager/notified``, the webhook every
+  generated receiver calls (a token whose role holds ``record_notified``, which the
+  generated configuration has Alertmanager send). The bodies are checked with bounds
+  before anything is written (:mod:`.bodies`).
 """
 
 from __future__ import annotations
@@ -25,12 +28,22 @@ import signal
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import msgspec
 from aiohttp import web
 
-from tablewatch.alerts.alerter import Alerter, AlreadyAcknowledged
+from tablewatch.access.authenticate import (
+    AccessUnavailable,
+    FileTokenAuthenticator,
+    Principal,
+    Unauthenticated,
+)
+from tablewatch.access.gate import Forbidden, Gate, http_refusal
+from tablewatch.access.roles import Permission
+from tablewatch.alerts import bodies
+from tablewatch.alerts.alerter import Alerter, AlreadyAcknowledged, TrailRefused
 from tablewatch.alerts.am_config import NOTIFIED_PATH
 from tablewatch.alerts.convert import NotAFinding
 from tablewatch.kafka_access import KafkaAccess
@@ -56,14 +69,44 @@ class Settings:
     port: int = 8095
     silence_lookback_s: float = 3600.0
     tick_s: float = 0.5
+    access_file: Path | None = None  # who may acknowledge, and Alertmanager's token
 
 
 # ---- HTTP --------------------------------------------------------------------------
 
 
 def web_app(
-    alerter: Alerter, status: Callable[[], dict[str, Any]] | None = None
+    alerter: Alerter, gate: Gate, status: Callable[[], dict[str, Any]] | None = None
 ) -> web.Application:
+    """The alerter's HTTP API. ``gate`` admits the callers of the routes that change
+    anything; one without an authenticator admits nobody to them (they answer 503): the
+    alerter's reads are open, its writes never."""
+
+    async def admit(request: web.Request, permission: Permission) -> Principal | web.Response:
+        if not gate.enabled:
+            return web.json_response(
+                {"error": "access control is off (the alerter has no --access-file): "
+                          "nothing can be acknowledged or recorded"},
+                status=503,
+            )  # fmt: skip
+        try:
+            principal = await gate.admit(request.headers.get("Authorization"), permission)
+        except (Unauthenticated, Forbidden, AccessUnavailable) as denied:
+            refusal = http_refusal(denied)
+            return web.json_response(refusal.body, status=refusal.status, headers=refusal.headers)
+        assert principal is not None
+        return principal
+
+    async def body_of(request: web.Request, max_bytes: int) -> bytes:
+        if request.content_length is not None and request.content_length > max_bytes:
+            raise bodies.BodyError(
+                f"the body is {request.content_length:,} bytes: at most {max_bytes:,}", 413
+            )
+        try:
+            return await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            raise bodies.BodyError(f"the body is over {max_bytes:,} bytes", 413) from None
+
     async def health(_: web.Request) -> web.Response:
         ready = alerter.ready
         body = {
@@ -89,35 +132,39 @@ def web_app(
 
     async def ack(request: web.Request) -> web.Response:
         alert_id = request.match_info["alert_id"]
+        caller = await admit(request, Permission.ACK_ALERT)
+        if isinstance(caller, web.Response):
+            return caller
         try:
-            body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return web.json_response({"error": "the body is not JSON"}, status=400)
-        by = body.get("by") if isinstance(body, dict) else None
-        note = body.get("note", "") if isinstance(body, dict) else ""
-        if not isinstance(by, str) or not by.strip() or len(by) > 200:
-            return web.json_response({"error": "by: who acknowledges (1-200 characters)"},
-                                     status=400)  # fmt: skip
-        if not isinstance(note, str) or len(note) > 2000:
-            return web.json_response({"error": "note: text, at most 2,000 characters"},
-                                     status=400)  # fmt: skip
+            note = bodies.acknowledgement(await body_of(request, bodies.MAX_ACK_BYTES),
+                                          caller.name)  # fmt: skip
+        except bodies.BodyError as exc:
+            return web.json_response({"error": exc.reason}, status=exc.status)
         try:
-            alert = await alerter.acknowledge(alert_id, by.strip(), note)
+            alert = await alerter.acknowledge(alert_id, caller.name, note)
         except KeyError:
-            return web.json_response({"error": f"no alert {alert_id}"}, status=404)
+            return web.json_response({"error": "no such alert"}, status=404)
         except AlreadyAcknowledged as exc:
             return web.json_response({"error": str(exc), "alert": exc.alert.summary()}, status=409)
+        except TrailRefused as exc:
+            return web.json_response({"error": str(exc)}, status=500)
         return web.json_response(alert.summary())
 
     async def notified(request: web.Request) -> web.Response:
+        caller = await admit(request, Permission.RECORD_NOTIFIED)
+        if isinstance(caller, web.Response):
+            return caller
         try:
-            payload = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return web.json_response({"error": "the body is not JSON"}, status=400)
-        count = await alerter.notified(payload if isinstance(payload, dict) else {})
+            raw = await body_of(request, bodies.MAX_WEBHOOK_BYTES)
+            notification = bodies.decode(raw, bodies.Notification, bodies.MAX_WEBHOOK_BYTES)
+            count = await alerter.notified(notification)
+        except bodies.BodyError as exc:
+            return web.json_response({"error": exc.reason}, status=exc.status)
+        except TrailRefused as exc:
+            return web.json_response({"error": str(exc)}, status=500)
         return web.json_response({"recorded": count})
 
-    app = web.Application(client_max_size=4 * 1024 * 1024)
+    app = web.Application(client_max_size=bodies.MAX_WEBHOOK_BYTES)
     app.router.add_get("/health", health)
     app.router.add_get("/api/v1/alerts", listing)
     app.router.add_get("/api/v1/alerts/{alert_id}", one)
@@ -234,7 +281,8 @@ async def serve(
     consumers and the clock."""
     restored = await alerter.restore()
     log.info("restored %d alerts from the trail", restored)
-    runner = web.AppRunner(web_app(alerter), access_log=None)
+    authenticator = FileTokenAuthenticator(settings.access_file) if settings.access_file else None
+    runner = web.AppRunner(web_app(alerter, Gate(authenticator)), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, settings.host, settings.port)
     await site.start()

@@ -68,6 +68,15 @@ DEFAULT_ALERTS_DSN = "chdb:///.data/alerter"
 @click.option("--host", default="127.0.0.1", show_default=True, help="The HTTP API's address.")
 @click.option("--port", default=8095, show_default=True, help="The HTTP API's port.")
 @click.option(
+    "--access-file",
+    envvar="TABLEWATCH_ACCESS_FILE",
+    show_envvar=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The access file (tablewatch access add): who may acknowledge (roles floor_manager, "
+    "admin) and Alertmanager's token for the webhook (role alertmanager). Without it nothing "
+    "can be acknowledged or recorded as notified, and the API serves on loopback only.",
+)
+@click.option(
     "--silence-lookback",
     default=60.0,
     show_default=True,
@@ -92,6 +101,7 @@ def alerter(
     group: str,
     host: str,
     port: int,
+    access_file: Path | None,
     silence_lookback: float,
     log_level: str,
 ) -> None:
@@ -112,6 +122,20 @@ def alerter(
         rules = load_rules(rules_path)
     except RulesError as exc:
         fail(f"{rules_path} refused:\n{exc}")
+    from tablewatch.access import AccessError, FileTokenAuthenticator, binding_refusal
+
+    refusal = binding_refusal(host, access_file is not None)
+    if refusal is not None:
+        fail(refusal)
+    if access_file is not None:
+        try:
+            FileTokenAuthenticator(access_file)  # refused now, not at the first request
+        except AccessError as exc:
+            fail(str(exc))
+    else:
+        logging.getLogger("tablewatch.alerts").warning(
+            "no --access-file: acknowledgements and Alertmanager's notifications are refused"
+        )
     if auditor_url:
         import dataclasses
 
@@ -134,7 +158,7 @@ def alerter(
     am = AlertmanagerClient(alertmanager)
     settings = Settings(
         kafka=kafka, topics=Topics.prefixed(topics_prefix), group=group, host=host, port=port,
-        silence_lookback_s=silence_lookback * 60,
+        silence_lookback_s=silence_lookback * 60, access_file=access_file,
     )  # fmt: skip
     try:
         run(Alerter(rules, am, Trail(client), tables=tables), settings)

@@ -11,9 +11,11 @@ from typing import Any
 import click
 
 from tablewatch.commands.options import fail
+from tablewatch.terminal_text import printable
 
 ALERTER_ENV = "TABLEWATCH_ALERTER"
 DEFAULT_ALERTER = "http://127.0.0.1:8095"
+TOKEN_ENV = "TABLEWATCH_ALERTS_TOKEN"
 
 
 def _alerter_option(command: Any) -> Any:
@@ -47,7 +49,15 @@ def alerts() -> None:
     help="Where to write alertmanager.yml.",
 )
 @_alerter_option
-def config(rules_path: Path, out: Path, alerter: str) -> None:
+@click.option(
+    "--alerter-token-file",
+    "token_file",
+    help="Where Alertmanager reads the token it sends to the alerter's webhook (a holder "
+    "of the role alertmanager in the alerter's access file): a path as Alertmanager sees "
+    "it, the file holding the token alone. Without it the alerter refuses the "
+    "notifications (401).",
+)
+def config(rules_path: Path, out: Path, alerter: str, token_file: str | None) -> None:
     """Write Alertmanager's configuration (receivers, routes, grouping, inhibition)."""
     from tablewatch.alerts.am_config import render
     from tablewatch.alerts.rules_file import RulesError, load_rules
@@ -56,42 +66,67 @@ def config(rules_path: Path, out: Path, alerter: str) -> None:
         rules = load_rules(rules_path)
     except RulesError as exc:
         fail(f"{rules_path} refused:\n{exc}")
-    out.write_text(render(rules, alerter), encoding="utf-8")
+    out.write_text(render(rules, alerter, token_file), encoding="utf-8")
     click.echo(
         f"wrote {out}: {len(rules.contacts)} receivers, {len(rules.pits)} pits, "
         f"{len(rules.shifts)} shifts, {len(rules.escalation_s)} escalation steps"
     )
+    if token_file is None:
+        click.echo(
+            "warning: no --alerter-token-file: the alerter will refuse Alertmanager's "
+            "notifications (nothing recorded as notified)",
+            err=True,
+        )
 
 
-def _request(method: str, url: str, body: Any = None) -> Any:
+def _request(method: str, url: str, body: Any = None, token: str | None = None) -> Any:
     import httpx
 
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
-        response = httpx.request(method, url, json=body, timeout=10)
+        response = httpx.request(method, url, json=body, headers=headers, timeout=10)
     except httpx.HTTPError as exc:
-        fail(f"the alerter at {url} cannot be reached: {exc}", 1)
+        fail(f"the alerter at {printable(url)} cannot be reached: {printable(str(exc))}", 1)
     if response.status_code >= 400:
         try:
-            reason = response.json().get("error", response.text)
+            answer = response.json()
+            reason = answer.get("error", response.text) if isinstance(answer, dict) else answer
         except ValueError:
             reason = response.text
-        fail(f"HTTP {response.status_code}: {reason}", 1)
+        fail(f"HTTP {response.status_code}: {printable(str(reason))}", 1)
     return response.json()
 
 
 @alerts.command("ack")
 @click.argument("alert_id")
-@click.option("--by", required=True, help="Who acknowledges.")
 @click.option("--note", default="", help="What was done.")
+@click.option(
+    "--token",
+    envvar=TOKEN_ENV,
+    show_envvar=True,
+    help=f"Your bearer token (role floor_manager or admin in the alerter's access file): the "
+    f"acknowledgement is recorded under its holder's name. Set {TOKEN_ENV} rather than this "
+    "option: a command line can be read by other users. Never printed.",
+)
+@click.option(
+    "--by",
+    help="Optional: your name as the access file has it (refused if it is not the token's holder).",
+)
 @_alerter_option
-def ack(alert_id: str, by: str, note: str, alerter: str) -> None:
+def ack(alert_id: str, note: str, token: str | None, by: str | None, alerter: str) -> None:
     """Acknowledge ALERT_ID: escalation stops, Alertmanager silences and resolves it."""
-    answer = _request(
-        "POST", f"{alerter.rstrip('/')}/api/v1/alerts/{alert_id}/ack", {"by": by, "note": note}
-    )
+    from urllib.parse import quote
+
+    if not token:
+        fail(f"no token: set {TOKEN_ENV} (or --token) to your access file token")
+    body: dict[str, str] = {"note": note}
+    if by is not None:
+        body["by"] = by
+    url = f"{alerter.rstrip('/')}/api/v1/alerts/{quote(alert_id, safe='')}/ack"
+    answer = _request("POST", url, body, token)
     click.echo(
-        f"{answer['alert_id']} acknowledged by {answer['acknowledged_by']} at "
-        f"{answer['acknowledged_at']}: {answer['summary']}"
+        f"{printable(answer['alert_id'])} acknowledged by {printable(answer['acknowledged_by'])}"
+        f" at {answer['acknowledged_at']}: {printable(answer['summary'])}"
     )
 
 
@@ -111,6 +146,7 @@ def list_alerts(open_only: bool, fmt: str, alerter: str) -> None:
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table()
     for column in ("alert", "raised", "severity", "check", "table", "pit", "level", "state"):
@@ -119,14 +155,9 @@ def list_alerts(open_only: bool, fmt: str, alerter: str) -> None:
         state = "open" if r["open"] else "resolved"
         if r["acknowledged_by"]:
             state += f", ack {r['acknowledged_by']}"
-        table.add_row(
-            r["alert_id"],
-            r["raised_at"],
-            r["severity"],
-            r["check"],
-            r["table_id"],
-            r["pit"],
-            str(r["escalation"]),
-            state,
-        )
+        cells = (r["alert_id"], r["raised_at"], r["severity"], r["check"], r["table_id"],
+                 r["pit"], r["escalation"], state)  # fmt: skip
+        # stored text, written by callers: every control character shown as its escape,
+        # and never read as rich markup
+        table.add_row(*(Text(printable(str(cell))) for cell in cells))
     Console(highlight=False, width=200).print(table)

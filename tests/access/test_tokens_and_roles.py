@@ -77,6 +77,7 @@ def test_the_permission_map() -> None:
         Permission.METRICS: {Role.SURVEILLANCE, Role.AUDITOR, Role.ADMIN},
         Permission.ACK_ALERT: {Role.FLOOR_MANAGER, Role.ADMIN},
         Permission.READ_ACCESS_LOG: {Role.ADMIN},
+        Permission.RECORD_NOTIFIED: {Role.ALERTMANAGER, Role.ADMIN},
     }
     assert set(PERMISSIONS) == set(Permission)  # every permission is granted to someone
     assert all(allowed(Role.ADMIN, p) for p in Permission)
@@ -86,17 +87,21 @@ def test_the_permission_map() -> None:
     assert not allowed(None, Permission.METRICS)
     assert roles_for(Permission.QUERY) == [Role.AUDITOR, Role.ADMIN]
     assert roles_for(Permission.ACK_ALERT) == [Role.FLOOR_MANAGER, Role.ADMIN]
+    assert not allowed(Role.FLOOR_MANAGER, Permission.RECORD_NOTIFIED)
+    assert not allowed(Role.ALERTMANAGER, Permission.ACK_ALERT)
 
 
 def test_only_admins_read_the_access_log() -> None:
     assert set(PERMISSION_TABLES) == {Permission.READ_ACCESS_LOG}
     assert extra_tables(Role.ADMIN) == {"access_log", "access_log_v"}
-    for role in (Role.AUDITOR, Role.SURVEILLANCE, Role.FLOOR_MANAGER, None):
+    for role in (Role.AUDITOR, Role.SURVEILLANCE, Role.FLOOR_MANAGER, Role.ALERTMANAGER, None):
         assert extra_tables(role) == frozenset()
 
 
 def test_roles_by_name() -> None:
-    assert [role.value for role in Role] == ["auditor", "surveillance", "floor_manager", "admin"]
+    assert [role.value for role in Role] == [
+        "auditor", "surveillance", "floor_manager", "admin", "alertmanager"
+    ]
     assert parse_role("floor_manager") is Role.FLOOR_MANAGER
     with pytest.raises(ValueError, match="unknown role 'root': one of auditor, surveillance"):
         parse_role("root")

@@ -7,8 +7,11 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+
 from tablewatch.alerts.alerter import Alerter
 from tablewatch.alerts.alertmanager import AlertmanagerClient
+from tablewatch.alerts.bodies import Notification
 from tablewatch.alerts.model import Alert
 from tablewatch.alerts.rules_file import parse_rules
 from tablewatch.alerts.trail import Trail, TrailEvent
@@ -157,13 +160,16 @@ def test_a_silent_open_table_raises_an_alert_resolved_when_heard_again() -> None
 def test_a_notification_is_recorded_per_alert_receiver_and_level() -> None:
     alerter, _, trail, _ = setup()
     alert = raise_one(alerter)
-    payload = {
-        "receiver": "contact-pm",
-        "alerts": [
-            {"status": "firing", "labels": alert.labels(0)},
-            {"status": "resolved", "labels": alert.labels(0)},
-        ],
-    }
+    payload = msgspec.convert(
+        {
+            "receiver": "contact-pm",
+            "alerts": [
+                {"status": "firing", "labels": alert.labels(0)},
+                {"status": "resolved", "labels": alert.labels(0)},
+            ],
+        },
+        Notification,
+    )
     assert asyncio.run(alerter.notified(payload)) == 1
     assert asyncio.run(alerter.notified(payload)) == 1  # the same id: one row in the view
     events = [e for e in trail.events if e.kind == "notified"]

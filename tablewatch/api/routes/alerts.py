@@ -3,23 +3,43 @@
 The API writes nothing of its own: the alerter records the acknowledgement in its trail,
 silences and resolves the alert in Alertmanager (``docs/alerts.md``). Included when the
 app is given the alerter's URL (``serve-api --alerter``).
+
+The caller's bearer token is required (401 here without one) and forwarded as it is: the
+alerter authenticates it with its access file, checks the role (``ack_alert``: 403
+otherwise) and records the token's holder as who acknowledged. The API holds no
+credential of its own for this, so it can make nobody acknowledge under another's name.
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 import httpx
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+from tablewatch.access.gate import REALM
 
 router = APIRouter(prefix="/api/v1", tags=["alerts"])
+MAX_FORWARDED_AUTHORIZATION = 4200  # "Bearer " and a token (tokens.MAX_TOKEN_LENGTH)
 
 
 class Acknowledgement(BaseModel):
-    by: str = Field(min_length=1, max_length=200, description="Who acknowledges.")
-    note: str = Field(default="", max_length=2000, description="What was done.")
+    model_config = ConfigDict(extra="forbid")
+
+    note: str = Field(
+        default="",
+        max_length=2000,
+        description="What was done (no control characters but tab and line feed).",
+    )
+    by: str | None = Field(
+        default=None,
+        max_length=200,
+        description="Optional: the caller's own name; who acknowledged is always the bearer "
+        "token's holder, and a different name is refused (422).",
+    )
 
 
 class AckAnswer(BaseModel):
@@ -34,18 +54,43 @@ class AckAnswer(BaseModel):
     "/alerts/{alert_id}/ack",
     response_model=AckAnswer,
     responses={
+        400: {"description": "the note refused (the reason says why)"},
+        401: {"description": "no bearer token, or one the alerter does not know"},
+        403: {"description": "the token's role may not acknowledge (floor_manager, admin may)"},
         404: {"description": "no such alert"},
-        409: {"description": "already acknowledged"},
+        409: {"description": "already acknowledged (the answer says by whom)"},
+        422: {"description": "the body refused, or a by that is not the caller"},
         503: {"description": "the alerter cannot be reached"},
     },
 )
-async def acknowledge(alert_id: str, ack: Acknowledgement, request: Request) -> Any:
-    """Acknowledge an alert: it stops escalating and is silenced in Alertmanager."""
+async def acknowledge(
+    alert_id: str,
+    ack: Acknowledgement,
+    request: Request,
+    authorization: str | None = Header(default=None, include_in_schema=False),
+) -> Any:
+    """Acknowledge an alert as the bearer token's holder: it stops escalating and is
+    silenced in Alertmanager. ``Authorization: Bearer TOKEN`` is required."""
+    if not authorization or not authorization.strip():
+        return JSONResponse(
+            {"detail": "unauthenticated: no bearer token: send Authorization: Bearer <token>"},
+            status_code=401,
+            headers={"WWW-Authenticate": f'Bearer realm="{REALM}"'},
+        )
+    if len(authorization) > MAX_FORWARDED_AUTHORIZATION or not authorization.isascii():
+        return JSONResponse(
+            {"detail": "unauthenticated: the Authorization header is not Bearer <token>"},
+            status_code=401,
+            headers={"WWW-Authenticate": f'Bearer realm="{REALM}", error="invalid_token"'},
+        )
     base = str(request.app.state.alerter_url).rstrip("/")
+    forwarded = ack.model_dump(exclude_none=True)
     try:
         async with httpx.AsyncClient(timeout=10) as client:
             answer = await client.post(
-                f"{base}/api/v1/alerts/{alert_id}/ack", json=ack.model_dump()
+                f"{base}/api/v1/alerts/{quote(alert_id, safe='')}/ack",
+                json=forwarded,
+                headers={"Authorization": authorization},
             )
     except httpx.HTTPError as exc:
         return JSONResponse(
@@ -59,5 +104,6 @@ async def acknowledge(alert_id: str, ack: Acknowledgement, request: Request) -> 
         body = {"error": answer.text}
     if answer.status_code >= 400:
         detail = body.get("error", body) if isinstance(body, dict) else body
-        return JSONResponse({"detail": detail}, status_code=answer.status_code)
+        headers = {k: v for k, v in answer.headers.items() if k.lower() == "www-authenticate"}
+        return JSONResponse({"detail": detail}, status_code=answer.status_code, headers=headers)
     return AckAnswer(**{k: body.get(k) for k in AckAnswer.model_fields})
