@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 from yaml.reader import ReaderError
 
+from tablewatch import safe_yaml
 from tablewatch.rules.config import ConfigError, TableConfig, parse_config
 
 
@@ -17,13 +18,15 @@ def load_config(path: Path) -> dict[str, TableConfig]:
     """Read and validate ``path``; raises :class:`ConfigError` with every problem, each
     prefixed with the file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = safe_yaml.read_text(path)
+        document = safe_yaml.safe_load(text)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(not_utf8(path, exc)) from None
-    try:
-        document = yaml.safe_load(text)
+    except safe_yaml.YamlRefused as exc:
+        where = f"{path}:{exc.line}" if exc.line is not None else str(path)
+        raise ConfigError(f"{where}: refused: {exc.reason}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(yaml_problem(path, exc)) from None
     try:
@@ -38,7 +41,7 @@ def table_entries(path: Path) -> dict[str, str]:
     (order, comments, quoting), another once any of them changes. Read the file after
     :func:`load_config` accepted it. It holds what the file holds: for a signing table the
     names of the environment variables of its keys, never a key."""
-    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    document = safe_yaml.safe_load(safe_yaml.read_text(path))
     tables = document.get("tables") if isinstance(document, dict) else None
     if not isinstance(tables, dict):
         return {}

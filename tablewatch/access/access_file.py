@@ -30,6 +30,7 @@ from typing import Any, Final
 
 import yaml
 
+from tablewatch import safe_yaml
 from tablewatch.access.roles import Role, parse_role
 from tablewatch.access.tokens import HASH_FORMAT
 
@@ -131,7 +132,9 @@ def load(path: Path | str) -> AccessFile:
     """The access file at ``path``; :class:`AccessFileError` with the line and reason."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = safe_yaml.read_text(path)
+    except safe_yaml.YamlRefused as exc:
+        raise AccessFileError(source, None, exc.reason) from None
     except FileNotFoundError:
         raise AccessFileError(source, None, "no such file") from None
     except UnicodeDecodeError as exc:
@@ -143,10 +146,15 @@ def load(path: Path | str) -> AccessFile:
 
 def parse(text: str, source: str = "<access file>") -> AccessFile:
     """An access file's text; :class:`AccessFileError` with the line and reason."""
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = safe_yaml.loader(text)
+    except safe_yaml.YamlRefused as exc:
+        raise AccessFileError(source, None, exc.reason) from None
     try:
         try:
-            root = loader.get_single_node()
+            root = safe_yaml.single_node(loader)
+        except safe_yaml.YamlRefused as exc:
+            raise AccessFileError(source, exc.line, exc.reason) from None
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line = mark.line + 1 if mark is not None else None

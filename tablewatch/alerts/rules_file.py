@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 
+from tablewatch import safe_yaml
 from tablewatch.rules.checks.catalog import CHECKS
 
 SEVERITIES = ("low", "medium", "high", "critical")  # in rising order
@@ -297,19 +298,25 @@ def load_rules(path: str | Path) -> AlertRules:
     """Read and check a rules file; :class:`RulesError` lists every problem."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = safe_yaml.read_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise RulesError([f"{source}: cannot be read: {exc}"]) from None
+    except safe_yaml.YamlRefused as exc:
+        raise RulesError([f"{source}: refused: {exc.reason}"]) from None
     return parse_rules(text, source)
 
 
 def parse_rules(text: str, source: str = "<rules>") -> AlertRules:
     try:
-        root_node = yaml.compose(text, Loader=yaml.SafeLoader)
+        root_node = safe_yaml.compose(text)
+    except safe_yaml.YamlRefused as exc:
+        raise RulesError([f"{source}:{exc.line or 1}: refused: {exc.reason}"]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
         raise RulesError([f"{source}:{line}: not YAML: {exc.problem or exc}"]) from None
+    except yaml.YAMLError as exc:  # a character YAML refuses (NUL, ...)
+        raise RulesError([f"{source}: not YAML: {' '.join(str(exc).split())}"]) from None
     if root_node is None:
         raise RulesError([f"{source}:1: the file is empty"])
     try:
