@@ -6,6 +6,7 @@
 | ``table-events-dlq`` | ingest, worker | ``table_id`` if readable, else none | dead letter |
 | ``rounds`` | worker | ``table_id`` | a judged round (JSON) |
 | ``findings`` | worker | ``table_id`` | a finding (JSON) |
+| ``chain-checkpoints`` | worker (signing) | the worker process | checkpoint or manifest |
 
 A dead letter is :func:`dead_letter` (ingest) or :func:`worker_dead_letter`. Every
 message is keyed by its table (:func:`table_key`): one table, one partition, in the
@@ -28,6 +29,10 @@ DEAD_LETTERS = "table-events-dlq"
 ROUNDS = "rounds"
 FINDINGS = "findings"
 NAMES = (EVENTS, DEAD_LETTERS, ROUNDS, FINDINGS)
+# the record of the chains' checkpoints kept outside the store: written only by a worker that
+# signs them, which creates it (prefixed as the others); not one of NAMES, which every
+# deployment has
+CHECKPOINTS = "chain-checkpoints"
 PARTITIONS = 4  # of each topic when TableWatch creates them (tests, live), and of the state
 DLQ_RAW_BYTES = 128 * 1024  # raw text kept in one dead-letter record (escaped: < 1 MiB)
 

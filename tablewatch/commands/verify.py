@@ -1,15 +1,20 @@
 """``tablewatch verify``: recompute the tables' hash chains and check their signed checkpoints.
 
-Exit 0: every chain and checkpoint intact; 1: something is broken (each
-problem printed, the first broken link of each table named in its summary
-line); 2: the input cannot be used (store or topic unreadable, no chain in
-the store, a bad option). See "Tamper evidence" in ``docs/store.md``.
+Exit 0: every chain and checkpoint intact, proven with a trusted key
+(``--public-key``) against the record kept outside the store (``--manifests``,
+``--manifests-kafka``); 1: something is broken (each problem printed, the first
+broken link of each table named in its summary line); 2: the input cannot be used
+(store, topic or record unreadable, no chain in the store, a bad option); 3:
+nothing broken was found, but without a trusted key or the external record
+nothing is proven: UNVERIFIED, never "intact". See "Tamper evidence" in
+``docs/store.md`` and the threat model in ``docs/security.md``.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,17 +23,23 @@ import click
 
 from tablewatch.commands.options import dsn_option, kafka_security_options
 from tablewatch.store.dsn import DsnError
+from tablewatch.topics import CHECKPOINTS as MANIFEST_TOPIC
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from clickhouse_connect.driver.client import Client
 
+    from tablewatch.integrity.manifest import External
     from tablewatch.integrity.verify import TableReport
     from tablewatch.kafka_access import KafkaAccess
 
 EXIT_BROKEN = 1
 EXIT_UNUSABLE = 2
+EXIT_UNVERIFIED = 3
+# how long after the worker's checkpoint interval an event may still be unsigned: the
+# worker looks every 10 s, and a batch takes its time to be written
+TAIL_MARGIN_MINUTES = 1.0
 
 
 class Unusable(Exception):
@@ -81,6 +92,35 @@ def parse_since(text: str) -> int:
     help="Trust only the keys of this file (lines of FILE.pub from tablewatch keys generate), "
     "not the keys published in the store.",
 )
+@click.option(
+    "--manifests",
+    "manifest_files",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The record kept outside the store: a file the worker appends its checkpoints and "
+    "signed floor manifests to (its --manifest-file); may be given more than once.",
+)
+@click.option(
+    "--manifests-kafka",
+    "manifests_bootstrap",
+    default=None,
+    metavar="BOOTSTRAP",
+    help="The same record from this broker's checkpoints topic (through the --kafka-* options).",
+)
+@click.option(
+    "--manifests-topic",
+    default=MANIFEST_TOPIC,
+    show_default=True,
+    help="With --manifests-kafka.",
+)
+@click.option(
+    "--checkpoint-minutes",
+    default=5.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="The worker's checkpoint interval: with a trusted key, events stored longer ago "
+    f"than this and {TAIL_MARGIN_MINUTES:g} minute that no checkpoint covers are a problem.",
+)
 @kafka_security_options
 def verify(
     dsn: str,
@@ -90,25 +130,50 @@ def verify(
     tables: str | None,
     since: str | None,
     public_key: Path | None,
+    manifest_files: tuple[Path, ...],
+    manifests_bootstrap: str | None,
+    manifests_topic: str,
+    checkpoint_minutes: float,
     kafka_access_for: Callable[..., KafkaAccess],
 ) -> None:
-    """Recompute the tables' hash chains and check their signed checkpoints.
+    """Recompute the tables' hash chains and check their signed checkpoints, against the
+    record kept outside the store.
 
-    Exit 0: intact; 1: something is broken; 2: input it cannot use. An embedded store is
-    opened by one process at a time: stop the worker first, or use a ClickHouse server.
+    Exit 0: intact (proven with --public-key against --manifests or --manifests-kafka);
+    1: something is broken; 2: input it cannot use; 3: nothing broken found but UNVERIFIED
+    (no trusted key, or no external record). An embedded store is opened by one process
+    at a time: stop the worker first, or use a ClickHouse server.
     """
     from tablewatch.kafka_access import KafkaAccessError
 
     try:
         try:
             kafka = None if bootstrap is None else kafka_access_for(bootstrap=bootstrap)
+            record = None if manifests_bootstrap is None else (
+                kafka_access_for(bootstrap=manifests_bootstrap), manifests_topic
+            )  # fmt: skip
         except KafkaAccessError as exc:
             raise Unusable(str(exc)) from None
-        broken = _verify(dsn, kafka, topic, config_path, tables, since, public_key)
+        external = ExternalSources(manifest_files, record)
+        verdict = _verify(
+            dsn, kafka, topic, config_path, tables, since, public_key, external,
+            int(checkpoint_minutes * 60_000 + TAIL_MARGIN_MINUTES * 60_000),
+        )  # fmt: skip
     except Unusable as exc:
         click.echo(f"tablewatch verify: {exc}", err=True)
         sys.exit(EXIT_UNUSABLE)
-    sys.exit(EXIT_BROKEN if broken else 0)
+    sys.exit(verdict)
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalSources:
+    """Where the record kept outside the store is read: files, and a topic of a broker."""
+
+    files: tuple[Path, ...] = ()
+    kafka: tuple[KafkaAccess, str] | None = None
+
+    def given(self) -> bool:
+        return bool(self.files) or self.kafka is not None
 
 
 def _verify(
@@ -119,7 +184,9 @@ def _verify(
     tables: str | None,
     since: str | None,
     public_key: Path | None,
-) -> bool:
+    sources: ExternalSources,
+    tail_limit_ms: int,
+) -> int:
     from clickhouse_connect.driver.exceptions import ClickHouseError
 
     from tablewatch.integrity.keys import KeyFileError, load_public_keys
@@ -145,7 +212,9 @@ def _verify(
     except (StoreError, DsnError) as exc:
         raise Unusable(str(exc)) from exc
     try:
-        return _run(client, kafka, topic, configured, wanted, since_ms, pinned)
+        return _run(
+            client, kafka, topic, configured, wanted, since_ms, pinned, sources, tail_limit_ms
+        )
     except ClickHouseError as exc:
         raise Unusable(f"reading the store failed: {exc}") from exc
     finally:
@@ -160,62 +229,132 @@ def _run(
     wanted: list[str] | None,
     since_ms: int | None,
     pinned: dict[str, bytes] | None,
-) -> bool:
+    sources: ExternalSources,
+    tail_limit_ms: int,
+) -> int:
     from tablewatch.integrity import store_source as store
 
     if not store.has_chain(client):
         raise Unusable("the store has no chain: its migrations stop before 0006 (db migrate)")
     published, untrusted = store.published_keys(client)
     keys = pinned if pinned is not None else published
+    external = _external(sources, keys)
     every = store.store_tables(client)
-    names = wanted if wanted is not None else every
-    unknown = sorted(set(names) - set(every))
+    known = set(every) | external.tables()
+    names = wanted if wanted is not None else sorted(known)
+    unknown = sorted(set(names) - known)
     if unknown:
         raise Unusable(f"no events or checkpoints stored for {', '.join(unknown)}")
+    why_unverified = []
+    if pinned is None:
+        why_unverified.append("no trusted key (--public-key): the store's own keys prove nothing")
+    if not sources.given():
+        why_unverified.append(
+            "no record kept outside the store (--manifests, --manifests-kafka): tables, "
+            "checkpoints and events deleted together cannot be seen"
+        )
     broken = False
     for kid in untrusted:
         broken = True
         click.echo(f"signing_keys: the row of key {kid} does not hold the key of that id")
+    for problem in external.problems:
+        broken = True
+        click.echo(f"external record: {problem}")
+    limit = tail_limit_ms if pinned is not None else None
     if kafka is None:
-        reports = _from_store(client, names, keys, since_ms)
+        reports = _from_store(client, names, keys, since_ms, external, limit)
     else:
         reports = _from_kafka(client, kafka, topic, configured, names, keys, since_ms)
     intact = 0
     for report in reports:
+        report.verified = not why_unverified
         for line in report.lines():
             click.echo(line)
         broken = broken or report.broken
         intact += not report.broken
+    where = "the topic " + topic if kafka else "the store"
+    if sources.given():
+        where += f", against {external.records:,} record{'s' if external.records != 1 else ''} kept outside it"  # noqa: E501
+    ok_word = "intact" if not why_unverified else "consistent"
     click.echo(
-        f"verify: {len(names)} table{'s' if len(names) != 1 else ''}, {intact} intact, "
-        f"{len(names) - intact} broken ({'the topic ' + topic if kafka else 'the store'})"
+        f"verify: {len(names)} table{'s' if len(names) != 1 else ''}, {intact} {ok_word}, "
+        f"{len(names) - intact} broken ({where})"
     )
-    return broken
+    if broken:
+        return EXIT_BROKEN
+    if why_unverified:
+        click.echo(f"verify: UNVERIFIED: {'; '.join(why_unverified)}")
+        return EXIT_UNVERIFIED
+    return 0
+
+
+def _external(sources: ExternalSources, keys: dict[str, bytes]) -> External:
+    """The record kept outside the store, read and checked against ``keys``."""
+    from itertools import chain
+
+    from tablewatch.integrity.kafka_source import TopicUnusable, messages
+    from tablewatch.integrity.manifest import External, file_lines, read_external
+
+    def from_topic() -> Iterator[tuple[str, bytes]]:
+        if sources.kafka is None:
+            return
+        access, topic = sources.kafka
+        try:
+            for partition, offset, value in messages(access, topic):
+                yield f"topic {topic} partition {partition} offset {offset}", value
+        except TopicUnusable as exc:
+            raise Unusable(str(exc)) from exc
+
+    if not sources.given():
+        return External()
+    for path in sources.files:
+        if not path.is_file():
+            raise Unusable(f"--manifests {path}: not a file")
+    try:
+        return read_external(chain(*(file_lines(p) for p in sources.files), from_topic()), keys)
+    except OSError as exc:
+        raise Unusable(f"cannot read the record kept outside the store: {exc}") from exc
 
 
 def _from_store(
-    client: Client, names: list[str], keys: dict[str, bytes], since_ms: int | None
+    client: Client,
+    names: list[str],
+    keys: dict[str, bytes],
+    since_ms: int | None,
+    external: External,
+    tail_limit_ms: int | None,
 ) -> list[TableReport]:
     from tablewatch.integrity import store_source as store
-    from tablewatch.integrity.verify import TableReport, verify_table
+    from tablewatch.integrity.verify import ExternalAnchor, TableReport, verify_table
+    from tablewatch.rules.events import ms_to_ts
 
     began = store.chain_began_ms(client)
     now_ms = int(time.time() * 1000)
     reports = []
     for table_id in names:
+        anchors = [
+            ExternalAnchor(entry[2], entry[3], f"{where}, manifest {manifest.number} of "
+                           f"{manifest.writer} signed {ms_to_ts(manifest.signed_at_ms)}")
+            for where, manifest, entry in external.entries.get(table_id, [])
+            if entry[2] > 0
+        ]  # fmt: skip
+        outside_checkpoints = external.checkpoints.get(table_id, [])
         start = store.start_position(client, table_id, since_ms)
-        if start == 0:  # nothing since then
+        if start == 0 and since_ms is not None:  # nothing since then
             reports.append(TableReport(table_id))
             continue
         reports.append(
             verify_table(
                 table_id,
-                store.stored_events(client, table_id, start),
-                store.stored_checkpoints(client, table_id, start),
+                store.stored_events(client, table_id, max(start, 1)),
+                store.stored_checkpoints(client, table_id, max(start, 1)),
                 keys,
                 outside=store.outside_rows(client, table_id, began),
                 now_ms=now_ms,
                 partial=since_ms is not None,
+                anchors=anchors,
+                external=outside_checkpoints,
+                tail_limit_ms=tail_limit_ms,
             )
         )
     return reports

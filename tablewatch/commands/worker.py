@@ -18,11 +18,12 @@ from tablewatch.commands.options import (
 )
 from tablewatch.integrity.keys import ENV_VAR as CHECKPOINT_KEY_ENV
 from tablewatch.integrity.keys import KeyFileError
+from tablewatch.integrity.manifest import ManifestFileError
 from tablewatch.kafka_access import KafkaAccess
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.rules.config import ConfigError
 from tablewatch.store.query_limits import QueryLimits
-from tablewatch.topics import PARTITIONS, Topics
+from tablewatch.topics import CHECKPOINTS, PARTITIONS, Topics
 
 
 @click.command()
@@ -141,6 +142,14 @@ from tablewatch.topics import PARTITIONS, Topics
     help="...and of its events not yet covered, this long after its last checkpoint.",
 )
 @click.option(
+    "--manifest-file",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --checkpoint-key: also append every checkpoint and the signed floor manifest of "
+    "each checkpoint round to this file (keep it on write-once storage; verify --manifests "
+    "reads it). The same records always go to the chain-checkpoints topic.",
+)
+@click.option(
     "--log-level",
     envvar="TABLEWATCH_LOG_LEVEL",
     show_envvar=True,
@@ -170,6 +179,7 @@ def worker(
     checkpoint_key: Path | None,
     checkpoint_events: int,
     checkpoint_minutes: float,
+    manifest_file: Path | None,
     log_level: str,
 ) -> None:
     """Consume table-events, judge every round, write ClickHouse, rounds and findings."""
@@ -196,10 +206,15 @@ def worker(
         checkpoint_key=checkpoint_key,
         checkpoint_events=checkpoint_events,
         checkpoint_minutes=checkpoint_minutes,
+        checkpoints_topic=f"{topics_prefix}{CHECKPOINTS}",
+        manifest_file=manifest_file,
     )
+    if manifest_file is not None and checkpoint_key is None:
+        click.echo("tablewatch worker: --manifest-file needs --checkpoint-key", err=True)
+        sys.exit(2)
     try:
         app = Worker(settings)
-    except (ConfigError, KeyFileError, AccessError) as exc:
+    except (ConfigError, KeyFileError, AccessError, ManifestFileError) as exc:
         click.echo(f"tablewatch worker: {exc}", err=True)
         sys.exit(2)
     wait_for_kafka_or_exit(kafka, kafka_wait)

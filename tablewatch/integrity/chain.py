@@ -46,7 +46,10 @@ class ChainHead:
     ``offset``: the Kafka offset of the last event chained (None: none yet), so that
     a message delivered again is not chained twice. ``seq``, ``ts_ms`` and
     ``partition`` describe that event for a checkpoint. ``signed`` is the last
-    position a checkpoint covers, ``signed_at`` when (wall clock, seconds)."""
+    position a checkpoint covers, ``signed_at`` when (wall clock, seconds);
+    ``checkpoint_no`` is that checkpoint's number in the table's chain of checkpoints
+    (0: none signed yet) and ``checkpoint_link`` its link hash, which the next
+    checkpoint signs (:func:`tablewatch.integrity.checkpoints.checkpoint_link`)."""
 
     position: int = 0
     hash: bytes = GENESIS
@@ -56,6 +59,8 @@ class ChainHead:
     partition: int = -1
     signed: int = 0
     signed_at: float = 0.0
+    checkpoint_no: int = 0
+    checkpoint_link: bytes = GENESIS
 
     def extend(
         self, table_id: str, seq: int, ts_ms: int, payload: bytes, partition: int, offset: int

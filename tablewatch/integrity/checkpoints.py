@@ -13,20 +13,42 @@ A checkpoint vouches for every event up to its position: changing one (and
 recomputing the hashes after it, which anyone can) no longer gives the signed
 hash. The events after a table's last checkpoint are protected by the chain
 only, until the next checkpoint.
+
+The checkpoints of a table form a chain of their own: each is numbered (1, 2,
+3 ...) and signs the link hash of the one before it, so a checkpoint deleted
+from between two others is seen (the number is missing, or the next one names a
+link the store does not hold). Such a checkpoint is signed over::
+
+    ["tablewatch-checkpoint-v2", table_id, chain_pos, chain_hash, seq, event_ts_ms,
+     kafka_partition, kafka_offset, signed_at_ms, key_id, checkpoint_no, prev_link]
+
+Its link hash (:func:`checkpoint_link`) covers what is the same whenever the
+same checkpoint is signed again (a worker killed after signing it and before
+saving its table's state signs it anew, at another ``signed_at``)::
+
+    SHA-256( ["tablewatch-checkpoint-link-v1", table_id, checkpoint_no, chain_pos,
+              chain_hash, prev_link] as JSON )
+
+The first checkpoint's ``prev_link`` is 64 zeros. A checkpoint signed before
+they were numbered has number 0 and the v1 layout above, and stands alone.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from typing import Final
 
 import msgspec
 from clickhouse_connect.driver.client import Client
 
-from tablewatch.integrity.chain import ChainHead
+from tablewatch.integrity.chain import GENESIS_HEX, ChainHead
 from tablewatch.integrity.keys import ALGORITHM, Signer, signature_valid
 
 DOMAIN: Final = "tablewatch-checkpoint-v1"
+DOMAIN_V2: Final = "tablewatch-checkpoint-v2"
+LINK_DOMAIN: Final = "tablewatch-checkpoint-link-v1"
+FIRST_PREV: Final = GENESIS_HEX  # the prev_link of a table's checkpoint number 1
 EVERY_EVENTS: Final = 1_000
 EVERY_MINUTES: Final = 5.0
 
@@ -42,6 +64,8 @@ CHECKPOINT_COLUMNS: Final = (
     "signed_at",
     "key_id",
     "signature",
+    "checkpoint_no",
+    "prev_checkpoint",
 )
 SIGNING_KEYS: Final = "signing_keys"
 SIGNING_KEY_COLUMNS: Final = ("key_id", "algorithm", "public_key", "created_at")
@@ -71,9 +95,16 @@ class Checkpoint:
     signed_at_ms: int
     key_id: str
     signature: str = ""  # hex
+    number: int = 0  # in the table's chain of checkpoints (0: signed before they were numbered)
+    prev_link: str = ""  # the link hash of checkpoint number - 1 (hex; FIRST_PREV for 1)
 
     def signed_bytes(self) -> bytes:
         return signed_bytes(self)
+
+    @property
+    def link(self) -> str:
+        """Its link hash (hex), which the next checkpoint of its table signs."""
+        return checkpoint_link(self)
 
     def row(self) -> tuple[object, ...]:
         """Its ``chain_checkpoints`` row (CHECKPOINT_COLUMNS)."""
@@ -88,14 +119,17 @@ class Checkpoint:
             self.signed_at_ms,
             self.key_id,
             self.signature,
+            self.number,
+            self.prev_link,
         )
 
 
 def signed_bytes(checkpoint: Checkpoint) -> bytes:
-    """What the signature of ``checkpoint`` is over."""
+    """What the signature of ``checkpoint`` is over (v1 for a checkpoint numbered 0)."""
+    numbered = checkpoint.number > 0
     return _ENCODER.encode(
         [
-            DOMAIN,
+            DOMAIN_V2 if numbered else DOMAIN,
             checkpoint.table_id,
             checkpoint.chain_pos,
             checkpoint.chain_hash,
@@ -105,12 +139,31 @@ def signed_bytes(checkpoint: Checkpoint) -> bytes:
             checkpoint.kafka_offset,
             checkpoint.signed_at_ms,
             checkpoint.key_id,
+            *((checkpoint.number, checkpoint.prev_link) if numbered else ()),
         ]
     )
 
 
+def checkpoint_link(checkpoint: Checkpoint) -> str:
+    """The link hash of ``checkpoint`` (hex): what the next checkpoint of its table signs."""
+    return hashlib.sha256(
+        _ENCODER.encode(
+            [
+                LINK_DOMAIN,
+                checkpoint.table_id,
+                checkpoint.number,
+                checkpoint.chain_pos,
+                checkpoint.chain_hash,
+                checkpoint.prev_link,
+            ]
+        )
+    ).hexdigest()
+
+
 def sign(table_id: str, head: ChainHead, signer: Signer, now_ms: int) -> Checkpoint:
-    """The checkpoint of ``head`` (a table's chain after its last event), signed."""
+    """The next checkpoint of ``head`` (a table's chain after its last event), signed: number
+    ``head.checkpoint_no + 1``, after ``head.checkpoint_link``. The head is not changed
+    (:func:`advance` records it once it is kept)."""
     unsigned = Checkpoint(
         table_id,
         head.position,
@@ -121,9 +174,18 @@ def sign(table_id: str, head: ChainHead, signer: Signer, now_ms: int) -> Checkpo
         -1 if head.offset is None else head.offset,
         now_ms,
         signer.key_id,
+        number=head.checkpoint_no + 1,
+        prev_link=head.checkpoint_link.hex(),
     )
     signature = signer.sign(signed_bytes(unsigned)).hex()
     return replace(unsigned, signature=signature)
+
+
+def advance(head: ChainHead, checkpoint: Checkpoint, signed_at: float) -> None:
+    """Record in ``head`` that ``checkpoint`` covers it (the next one follows it)."""
+    head.signed, head.signed_at = checkpoint.chain_pos, signed_at
+    head.checkpoint_no = checkpoint.number
+    head.checkpoint_link = bytes.fromhex(checkpoint.link)
 
 
 def signature_ok(checkpoint: Checkpoint, public_key: bytes) -> bool:

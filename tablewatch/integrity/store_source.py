@@ -111,8 +111,9 @@ def stored_hashes(client: Client, table_id: str) -> dict[int, tuple[str, int, in
 def stored_checkpoints(client: Client, table_id: str, start: int = 1) -> list[Checkpoint]:
     rows = client.query(
         "SELECT table_id, chain_pos, chain_hash, seq, toUnixTimestamp64Milli(event_ts), "
-        "kafka_partition, kafka_offset, toUnixTimestamp64Milli(signed_at), key_id, signature "
-        "FROM chain_checkpoints FINAL WHERE table_id = {t:String} AND chain_pos >= {s:UInt64} "
+        "kafka_partition, kafka_offset, toUnixTimestamp64Milli(signed_at), key_id, signature, "
+        "checkpoint_no, prev_checkpoint FROM chain_checkpoints FINAL "
+        "WHERE table_id = {t:String} AND chain_pos >= {s:UInt64} "
         "ORDER BY chain_pos, signed_at",
         parameters={"t": table_id, "s": start},
     ).result_rows
@@ -122,7 +123,7 @@ def stored_checkpoints(client: Client, table_id: str, start: int = 1) -> list[Ch
 def _checkpoint(r: Sequence[Any]) -> Checkpoint:
     return Checkpoint(
         str(r[0]), int(r[1]), str(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]),
-        int(r[7]), str(r[8]), str(r[9]),
+        int(r[7]), str(r[8]), str(r[9]), int(r[10]), str(r[11]),
     )  # fmt: skip
 
 

@@ -20,6 +20,15 @@ the end were deleted).
 
 A gap next to events past the retention period (5 years and 7 days, see
 ``docs/store.md``) is what the store's TTL removes, not a broken link.
+
+The numbered checkpoints must form their chain (every number from the first to
+the last, each after its predecessor's link). Held against the record kept
+outside the store (:mod:`tablewatch.integrity.manifest`: ``anchors``, each a
+signed position and hash of the chain, and ``external`` checkpoints), the
+store must hold the chain up to every anchor with its hash, and every external
+checkpoint. With ``tail_limit_ms``, events that no checkpoint or anchor covers
+and that were stored longer ago than that are a problem: the worker signs a
+table's new events within its checkpoint interval.
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ from typing import Final
 import msgspec
 
 from tablewatch.integrity.chain import GENESIS_HEX, link
-from tablewatch.integrity.checkpoints import Checkpoint, signature_ok
+from tablewatch.integrity.checkpoints import FIRST_PREV, Checkpoint, signature_ok
 from tablewatch.rules.events import ms_to_ts, ts_to_ms
 
 DAY_MS: Final = 86_400_000
@@ -73,6 +82,16 @@ class Outside:
 
 
 @dataclass(frozen=True, slots=True)
+class ExternalAnchor:
+    """A position of a table's chain and its hash, signed, as the record outside the store
+    holds it (a manifest's entry or a checkpoint), with where it was read."""
+
+    position: int
+    hash: str
+    where: str
+
+
+@dataclass(frozen=True, slots=True)
 class Problem:
     position: int  # 0: not at a position of the chain
     what: str
@@ -89,6 +108,9 @@ class TableReport:
     checkpoints_failed: int = 0
     expired_before: int = 0  # the positions before ``first`` are past retention
     problems: list[Problem] = field(default_factory=list)
+    anchors: int = 0  # positions held against the external record
+    unsigned: int = 0  # events past the last checkpoint or anchor (within the interval)
+    verified: bool = True  # False: no trusted key or external record: never "intact"
 
     @property
     def broken(self) -> bool:
@@ -109,9 +131,14 @@ class TableReport:
         else:
             checked += " verified"
         outside = f"{self.outside:,} outside the chain"
+        if self.anchors:
+            checked += f", {self.anchors:,} external anchor{'s' if self.anchors != 1 else ''}"
+        if self.unsigned:
+            outside += f", {self.unsigned:,} newest not signed yet"
         first = self.first_problem()
         if first is None:
-            return f"{self.table_id}: intact: {what}, {checked}, {outside}"
+            verdict = "intact" if self.verified else "consistent, UNVERIFIED"
+            return f"{self.table_id}: {verdict}: {what}, {checked}, {outside}"
         at = f"at position {first.position:,}" if first.position else "outside the chain"
         problems = f"{len(self.problems):,} problem{'s' if len(self.problems) != 1 else ''}"
         return (
@@ -182,11 +209,22 @@ def verify_table(
     outside: Outside = Outside(),
     now_ms: int,
     partial: bool = False,
+    anchors: Sequence[ExternalAnchor] = (),
+    external: Sequence[tuple[str, Checkpoint]] = (),
+    tail_limit_ms: int | None = None,
 ) -> TableReport:
     """Walk ``events`` (chained rows, by position) and check ``checkpoints`` against the
-    public ``keys`` (key id -> raw key). ``partial``: the walk starts where asked
-    (``--since``), so a first position past 1 is expected."""
+    public ``keys`` (key id -> raw key), the ``anchors`` and ``external`` checkpoints of the
+    record outside the store, and the unsigned tail (``tail_limit_ms``). ``partial``: the
+    walk starts where asked (``--since``), so a first position past 1 is expected."""
     report = TableReport(table_id, outside=outside.rows)
+    covered = max(
+        [c.chain_pos for c in checkpoints]
+        + [a.position for a in anchors]
+        + [c.chain_pos for _, c in external],
+        default=0,
+    )
+    tail_from: StoredEvent | None = None  # the first stored event past ``covered``
     add = report.problems.append
     if outside.after_chain:
         add(
@@ -197,7 +235,8 @@ def verify_table(
                 f"stored {ms_to_ts(outside.first_after_ms)})",
             )
         )
-    wanted = {c.chain_pos for c in checkpoints}
+    wanted = {c.chain_pos for c in checkpoints} | {a.position for a in anchors}
+    wanted |= {c.chain_pos for _, c in external}
     true_at: dict[int, str] = {}  # the recomputed chain at the checkpoints' positions
     previous: StoredEvent | None = None
     true_prev = ""  # the chain recomputed from the stored events, hex
@@ -270,8 +309,126 @@ def verify_table(
         previous = row
         report.events += 1
         report.last = position
+        if position > covered and tail_from is None:
+            tail_from = row
     _check_checkpoints(report, checkpoints, keys or {}, true_at)
+    _check_numbered(report, checkpoints, partial=partial)
+    _check_external(report, anchors, external, checkpoints, true_at)
+    if tail_from is not None:
+        report.unsigned = report.last - tail_from.chain_pos + 1
+        age_ms = now_ms - tail_from.ingested_at_ms
+        if tail_limit_ms is not None and age_ms > tail_limit_ms:
+            report.problems.append(
+                Problem(
+                    tail_from.chain_pos,
+                    f"positions {tail_from.chain_pos:,}-{report.last:,} are covered by no "
+                    f"checkpoint: the first ({tail_from.named()}) was stored "
+                    f"{ms_to_ts(tail_from.ingested_at_ms)}, {age_ms // 60_000:,} minutes ago, "
+                    f"longer than the {tail_limit_ms // 60_000:,} minutes in which the worker "
+                    "signs new events (checkpoints deleted, or the worker stopped signing)",
+                )
+            )
     return report
+
+
+def _check_numbered(
+    report: TableReport, checkpoints: Sequence[Checkpoint], *, partial: bool
+) -> None:
+    """The numbered checkpoints form a chain: no number missing between the first and the
+    last, number 1 first of all (unless the walk starts later), each after a link of the
+    number before."""
+    links: dict[int, set[str]] = {}
+    for checkpoint in checkpoints:
+        if checkpoint.number > 0:
+            links.setdefault(checkpoint.number, set()).add(checkpoint.link)
+    if not links:
+        return
+    add = report.problems.append
+    lowest = 1 if not (partial or report.expired_before) else min(links)
+    missing = [n for n in range(lowest, max(links) + 1) if n not in links]
+    for start, end in _runs(missing):
+        which = f"checkpoint {start:,}" if start == end else f"checkpoints {start:,}-{end:,}"
+        after = next((c for c in sorted(checkpoints, key=lambda c: c.number)
+                      if c.number > end), None)  # fmt: skip
+        at = after.chain_pos if after is not None else report.last
+        add(Problem(at, f"{which} of the table's chain of checkpoints missing from the store"))
+    for checkpoint in checkpoints:
+        n = checkpoint.number
+        if n == 1 and checkpoint.prev_link != FIRST_PREV:
+            add(Problem(checkpoint.chain_pos, "checkpoint 1 names a checkpoint before it"))
+        elif n > 1 and n - 1 in links and checkpoint.prev_link not in links[n - 1]:
+            add(
+                Problem(
+                    checkpoint.chain_pos,
+                    f"checkpoint {n:,} does not follow the stored checkpoint {n - 1:,} "
+                    "(it names another link)",
+                )
+            )
+
+
+def _runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for n in numbers:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    return runs
+
+
+def _check_external(
+    report: TableReport,
+    anchors: Sequence[ExternalAnchor],
+    external: Sequence[tuple[str, Checkpoint]],
+    checkpoints: Sequence[Checkpoint],
+    true_at: Mapping[int, str],
+) -> None:
+    """The store against the record outside it: the chain recomputed from the stored events
+    has each anchor's hash at its position, and each external checkpoint is stored."""
+    add = report.problems.append
+    held = [*anchors, *(ExternalAnchor(c.chain_pos, c.chain_hash, w) for w, c in external)]
+    shortened: list[ExternalAnchor] = []
+    for anchor in sorted(held, key=lambda a: a.position):
+        if report.events and anchor.position < report.first:
+            continue
+        report.anchors += 1
+        if anchor.position in true_at:
+            if true_at[anchor.position] != anchor.hash:
+                add(
+                    Problem(
+                        anchor.position,
+                        f"the chain recomputed from the stored events is not the one signed "
+                        f"outside the store ({anchor.where}): an event at or before this "
+                        "position was changed, inserted or deleted",
+                    )
+                )
+        elif not report.events or anchor.position > report.last:
+            shortened.append(anchor)
+        else:
+            add(Problem(anchor.position, f"no stored event at a position signed in {anchor.where}"))
+    if shortened:
+        top = shortened[-1]
+        stored = f"the store ends at {report.last:,}" if report.events else "the store holds none"
+        add(
+            Problem(
+                top.position,
+                f"the chain is signed outside the store up to position {top.position:,} "
+                f"({top.where}) but {stored}: its events at the end were deleted",
+            )
+        )
+    stored_keys = {(c.number, c.chain_pos, c.chain_hash, c.prev_link) for c in checkpoints}
+    for where, checkpoint in external:
+        if report.events and checkpoint.chain_pos < report.first:
+            continue
+        key = (checkpoint.number, checkpoint.chain_pos, checkpoint.chain_hash, checkpoint.prev_link)
+        if key not in stored_keys:
+            add(
+                Problem(
+                    checkpoint.chain_pos,
+                    f"checkpoint {checkpoint.number:,} (signed "
+                    f"{ms_to_ts(checkpoint.signed_at_ms)}, in {where}) is not in the store",
+                )
+            )
 
 
 def _check_checkpoints(

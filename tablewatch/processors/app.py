@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -26,18 +28,21 @@ from typing import Any, cast
 
 import faust
 from faust.types import TP, AppT, EventT, Message
+from kafka.partitioner.default import murmur2
 from mode import ServiceT
 
 from tablewatch.config_file import load_config, table_entries
 from tablewatch.integrity.checkpoints import CheckpointPolicy, publish_key
 from tablewatch.integrity.keys import load_signer
+from tablewatch.integrity.manifest import ManifestFile
 from tablewatch.processors.access_control import AccessSettings, WorkerAccess
 from tablewatch.processors.ack_order import InOrderAcks, Ticket
 from tablewatch.processors.batch_writer import BatchWriter, Sinks
 from tablewatch.processors.processor import FlushBatch, LiveProcessor
 from tablewatch.processors.settings import WorkerSettings
+from tablewatch.processors.state_codec import chain_partition
 from tablewatch.processors.stepped_delivery import SteppedDeliveryApp, SteppedDeliveryConsumer
-from tablewatch.processors.web import install_views
+from tablewatch.processors.web import install_views, readiness
 from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
 from tablewatch.store.query_pool import QueryPool
@@ -118,6 +123,7 @@ class Worker:
         self.rounds_topic = self.app.topic(topics.rounds, **raw)
         self.findings_topic = self.app.topic(topics.findings, **raw)
         self.dlq_topic = self.app.topic(topics.dead_letters, **raw)
+        self.checkpoints_topic = self.app.topic(settings.checkpoints_topic, **raw)
         self.state = self.app.Table(
             STATE_TABLE,
             default=None,
@@ -129,6 +135,13 @@ class Worker:
         self.acks: InOrderAcks[EventT[bytes]] = InOrderAcks(self._ack)
         # read before anything starts: a key that cannot be read stops the worker here
         signer = load_signer(settings.checkpoint_key) if settings.checkpoint_key else None
+        self.manifest_file = (
+            ManifestFile(settings.manifest_file) if settings.manifest_file is not None else None
+        )
+        self.started = time.time()
+        # names this process's manifests: a restarted worker starts a chain of its own
+        self.writer_id = f"{socket.gethostname()}:{os.getpid()}:{int(self.started * 1000)}"
+        self._last_round = 0.0  # monotonic time of the last checkpoint round
         self.processor: LiveProcessor[Ticket[EventT[bytes]]] = LiveProcessor(
             self.configs,
             self._load_snapshot,
@@ -136,6 +149,7 @@ class Worker:
             topic=settings.topics.events,
             signer=signer,
             checkpoints=CheckpointPolicy(settings.checkpoint_events, settings.checkpoint_minutes),
+            writer=self.writer_id,
         )
         self.store = connect(settings.dsn)
         migrate(self.store)
@@ -174,7 +188,6 @@ class Worker:
         self._last_flush = time.monotonic()
         self.positions: dict[int, int] = {}  # partition -> last offset handed to the processor
         self.delay_s = 0.0
-        self.started = time.time()
         self._install()
 
     def _ack(self, event: EventT[bytes]) -> None:
@@ -227,7 +240,9 @@ class Worker:
                 log.exception("closing silent rounds failed")
                 closed = 1
             signed = self.processor.sign_due()  # tables whose events came and stopped
-            if closed or signed:
+            if self._round_due():
+                signed += self._checkpoint_round()
+            if closed or signed or self.processor.pending():
                 await self.flush()
 
         install_views(self)
@@ -257,6 +272,9 @@ class Worker:
         partitions = {tp.partition for tp in revoked if tp.topic == self.settings.topics.events}
         if not partitions:
             return
+        if self.processor.signer is not None:  # what it holds, signed before it goes
+            self.processor.sign_now(partitions)
+            self.processor.checkpoint_round(partitions)
         await self.flush()
         if not await self.batches.settle(timeout_s=self.settings.session_timeout_s / 2):
             log.error("rebalance: batches not written in time; the next owner redoes them")
@@ -264,6 +282,38 @@ class Worker:
         waiting = self.acks.forget(partitions)
         log.info("rebalance: partitions %s revoked, %d tables and %d messages dropped",
                  sorted(partitions), len(dropped), waiting)  # fmt: skip
+
+    def _round_due(self) -> bool:
+        """A checkpoint round is due: every ``--checkpoint-minutes``, once the worker consumes."""
+        if self.processor.signer is None:
+            return False
+        every_s = self.settings.checkpoint_minutes * 60
+        if self._last_round and time.monotonic() - self._last_round < every_s:
+            return False
+        return readiness(self) == "ok"
+
+    def _checkpoint_round(self) -> int:
+        """Take on every table of this worker's partitions that its saved state holds (a quiet
+        table after a restart has no event to bring it in), sign what is due and the floor
+        manifest of those partitions. The saved states are the changelog-backed table's:
+        they survive restarts, so the schedule does too."""
+        self._last_round = time.monotonic()
+        topic = self.settings.topics.events
+        actives = {tp.partition for tp in self.app.assignor.assigned_actives() if tp.topic == topic}
+        if not actives:
+            return 0
+        for key, value in list(self.state.items()):
+            if not isinstance(value, bytes) or not isinstance(key, bytes):
+                continue
+            try:
+                partition = chain_partition(value)
+            except Exception:  # a saved state that cannot be read: restoring it says so
+                partition = -1
+            if partition < 0:  # saved before the partition was kept: the key's partition
+                partition = (murmur2(key) & 0x7FFFFFFF) % self.settings.partitions
+            if partition in actives:
+                self.processor.adopt(key.decode(errors="replace"), partition)
+        return self.processor.checkpoint_round(actives)
 
     async def _prepare_topics(self) -> None:
         """Create the output topics and learn the changelog's partitions before the first flush.
@@ -273,6 +323,8 @@ class Worker:
         """
         for topic in (self.rounds_topic, self.findings_topic, self.dlq_topic):
             await topic.maybe_declare()
+        if self.processor.signer is not None:
+            await self.checkpoints_topic.maybe_declare()
         producer = self.app.producer._ensure_producer()  # type: ignore[attr-defined]
         await producer.partitions_for(self.state.changelog_topic.get_topic_name())
         self._topics_ready.set()
@@ -319,8 +371,16 @@ class Worker:
         ):
             for key, value in messages:
                 sends.append(await topic.send(key=key, value=value))
+        # the record kept outside the store, once the rows it vouches for are stored: one
+        # partition (keyed by this process), so that its manifests are read in order
+        writer = self.writer_id.encode()
+        for line in batch.external:
+            sends.append(await self.checkpoints_topic.send(key=writer, value=line))
         if sends:
             await asyncio.gather(*sends)
+        if batch.external and self.manifest_file is not None:
+            lines, file = batch.external, self.manifest_file
+            await asyncio.get_running_loop().run_in_executor(None, lambda: file.append(lines))
 
     async def _save_snapshots(self, snapshots: Mapping[str, bytes]) -> None:
         """Set each table's state and wait until the broker has its changelog message.

@@ -23,7 +23,12 @@ first time, and one applied before the saved state is neither applied nor
 written again. A duplicate the table ignores (an event_id it has seen) is not
 stored. With a signing key, a checkpoint of a table's chain is signed every
 ``CheckpointPolicy.every_events`` events and, for events not yet covered,
-every ``every_minutes``.
+every ``every_minutes``: also for a table no event reached since a restart, once
+the worker hands it over (:meth:`LiveProcessor.adopt`) at a checkpoint round
+(:meth:`LiveProcessor.checkpoint_round`), which also signs the floor manifest of
+the tables it holds. Each checkpoint and manifest goes into the batch's
+``external`` lines too, which the worker writes outside the store
+(:mod:`tablewatch.integrity.manifest`).
 """
 
 from __future__ import annotations
@@ -37,8 +42,9 @@ from typing import Any, Generic, TypeVar
 import msgspec
 
 from tablewatch.integrity.chain import ChainHead
-from tablewatch.integrity.checkpoints import CheckpointPolicy, sign
+from tablewatch.integrity.checkpoints import CheckpointPolicy, advance, sign
 from tablewatch.integrity.keys import Signer
+from tablewatch.integrity.manifest import ManifestSigner, checkpoint_record, entry_of
 from tablewatch.processors.poison import (
     Origin,
     dead_letter_record,
@@ -111,6 +117,8 @@ class FlushBatch(Generic[Token]):
     settlements: list[tuple[object, ...]] = field(default_factory=list)
     findings: list[tuple[object, ...]] = field(default_factory=list)
     checkpoints: list[tuple[object, ...]] = field(default_factory=list)  # signed, of chains
+    # the checkpoints and manifests as lines for outside the store (integrity.manifest)
+    external: list[bytes] = field(default_factory=list)
     round_messages: list[tuple[bytes, bytes]] = field(default_factory=list)  # (key, value)
     finding_messages: list[tuple[bytes, bytes]] = field(default_factory=list)
     dead_letters: list[tuple[bytes | None, bytes]] = field(default_factory=list)
@@ -121,7 +129,10 @@ class FlushBatch(Generic[Token]):
     spans: list[Span] = field(default_factory=list)  # which outcome each row belongs to
 
     def __len__(self) -> int:
-        return len(self.events) + len(self.dead_letters) + len(self.acks) + len(self.checkpoints)
+        return (
+            len(self.events) + len(self.dead_letters) + len(self.acks) + len(self.checkpoints)
+            + len(self.external)
+        )  # fmt: skip
 
     def add_span(self, origin: Origin, refusal: bool = False) -> None:
         """Close the rows and messages added since the last span as one outcome's."""
@@ -200,6 +211,8 @@ class ProcessorCounters:
     states_not_saved: int = 0  # table snapshots that could not be encoded
     states_not_restored: int = 0  # saved states that could not be read back
     checkpoints: int = 0  # checkpoints signed
+    manifests: int = 0  # floor manifests signed
+    adopted: int = 0  # tables taken on at a checkpoint round before any event of theirs came
 
 
 class LiveProcessor(Generic[Token]):
@@ -213,6 +226,7 @@ class LiveProcessor(Generic[Token]):
         topic: str = EVENTS,
         signer: Signer | None = None,
         checkpoints: CheckpointPolicy = DEFAULT_POLICY,
+        writer: str = "worker",
     ) -> None:
         self._load = load_snapshot
         self.topic = topic  # the events topic: its name is part of a message's coordinates
@@ -232,6 +246,8 @@ class LiveProcessor(Generic[Token]):
         self.checkpoint_policy = checkpoints
         self._chains: dict[str, ChainHead] = {}  # table_id -> its chain after its last row
         self._unsigned: set[str] = set()  # tables with chained rows no checkpoint covers
+        # the floor manifests, numbered per process (``writer`` names this one)
+        self.manifests = None if signer is None else ManifestSigner(signer, writer)
 
     def _restore(self, table_id: str, config: TableConfig) -> TableState | None:
         data = self._load(table_id)
@@ -259,8 +275,12 @@ class LiveProcessor(Generic[Token]):
                 head = restore_chain(data)
             except Exception:  # counted with the state (states_not_restored)
                 log.exception("the chain head saved for %s could not be read", table_id)
-        head.signed_at = self.clock()
+        if not head.signed_at:  # a new chain; or saved before the time was kept: due now
+            due_s = 0.0 if head.position == head.signed else self.checkpoint_policy.every_minutes
+            head.signed_at = self.clock() - due_s * 60
         self._chains[table_id] = head
+        if head.position > head.signed:  # events no checkpoint covers yet, before a restart
+            self._unsigned.add(table_id)
 
     # ---- one message ---------------------------------------------------------------------
 
@@ -390,9 +410,13 @@ class LiveProcessor(Generic[Token]):
             log.exception("signing a checkpoint of %s failed", table_id)
             return
         self._batch.checkpoints.append(checkpoint.row())
-        head.signed, head.signed_at = head.position, now
+        self._batch.external.append(checkpoint_record(checkpoint))
+        advance(head, checkpoint, now)
         self._unsigned.discard(table_id)
         self.counters.checkpoints += 1
+        table = self.auditor.table(table_id)
+        if table is None or table.open_round is None:
+            self._unsaved.add(table_id)  # its saved state says what was signed
 
     def sign_due(self) -> int:
         """Sign a checkpoint of each table whose chain has events no checkpoint covers and
@@ -407,6 +431,58 @@ class LiveProcessor(Generic[Token]):
             if head is None or head.position <= head.signed:
                 self._unsigned.discard(table_id)
             elif now - head.signed_at >= due_s:
+                self._sign(table_id, head)
+                signed += 1
+        return signed
+
+    def adopt(self, table_id: str, partition: int) -> bool:
+        """Take on a table of ``partition`` whose saved state this process has but no event of
+        which came since it started (a quiet table after a restart or a rebalance), as its
+        first event would: its state and chain restored, so that its events no checkpoint
+        covers are signed when due. False if it was known already."""
+        if table_id in self._partition:
+            return False
+        self._partition[table_id] = partition
+        if self.auditor.ensure_table(table_id) is None or table_id not in self._chains:
+            self._restore_chain(table_id, self._load(table_id))
+        self._chains[table_id].partition = partition
+        self.counters.adopted += 1
+        return True
+
+    def checkpoint_round(self, partitions: set[int]) -> int:
+        """Sign what is due (:meth:`sign_due`), then the floor manifest of every table of
+        ``partitions`` (its chain's head and last checkpoint); returns the checkpoints
+        signed. Nothing without a signing key."""
+        if self.manifests is None:
+            return 0
+        signed = self.sign_due()
+        entries = [
+            entry_of(
+                table_id, head.checkpoint_no, head.position, head.hash_hex,
+                head.checkpoint_link.hex(),
+            )
+            for table_id, head in self._chains.items()
+            if self._partition.get(table_id) in partitions and head.position
+        ]  # fmt: skip
+        now_ms = int(self.clock() * 1000)
+        try:
+            line = self.manifests.sign(partitions, entries, now_ms)
+        except Exception:  # never stop on a manifest: the next round signs one
+            log.exception("signing the floor manifest failed")
+            return signed
+        self._batch.external.append(line)
+        self.counters.manifests += 1
+        return signed
+
+    def sign_now(self, partitions: set[int]) -> int:
+        """Sign every table of ``partitions`` whose events no checkpoint covers, due or not
+        (before they are handed over); returns how many."""
+        signed = 0
+        for table_id in list(self._unsigned):
+            head = self._chains.get(table_id)
+            if head is None or self._partition.get(table_id) not in partitions:
+                continue
+            if head.position > head.signed:
                 self._sign(table_id, head)
                 signed += 1
         return signed

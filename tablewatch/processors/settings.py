@@ -9,7 +9,7 @@ from pathlib import Path
 from tablewatch.kafka_access import KafkaAccess
 from tablewatch.store.client import DEFAULT_DSN
 from tablewatch.store.query_limits import QueryLimits
-from tablewatch.topics import PARTITIONS, Topics
+from tablewatch.topics import CHECKPOINTS, PARTITIONS, Topics
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,3 +37,7 @@ class WorkerSettings:
     checkpoint_key: Path | None = None
     checkpoint_events: int = 1_000  # a checkpoint of a table every this many of its events
     checkpoint_minutes: float = 5.0  # and of its events not yet covered after this long
+    # the record kept outside the store: every checkpoint and floor manifest goes to the
+    # topic, and to the append-only file when one is named
+    checkpoints_topic: str = CHECKPOINTS
+    manifest_file: Path | None = None

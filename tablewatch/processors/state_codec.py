@@ -60,6 +60,10 @@ class ChainSnapshot(msgspec.Struct, frozen=True):
     ts_ms: int = 0
     signed: int = 0
     offset: int | None = None  # of the last message chained (the snapshot's, when absent)
+    signed_at_ms: int = 0  # when the last checkpoint was signed (0: not kept)
+    checkpoint_no: int = 0  # the last checkpoint's number (0: none numbered)
+    checkpoint_link: str = ""  # its link hash, hex ("": none)
+    partition: int = -1  # of the events topic, where the table's events come from
 
 
 class TableSnapshot(msgspec.Struct, frozen=True):
@@ -105,7 +109,16 @@ _CHAIN_DECODER = msgspec.json.Decoder(_ChainPart)
 
 def _chain_of(head: ChainHead) -> ChainSnapshot:
     return ChainSnapshot(
-        head.position, head.hash.hex(), head.seq, head.ts_ms, head.signed, head.offset
+        head.position,
+        head.hash.hex(),
+        head.seq,
+        head.ts_ms,
+        head.signed,
+        head.offset,
+        int(head.signed_at * 1000),
+        head.checkpoint_no,
+        head.checkpoint_link.hex() if head.checkpoint_no else "",
+        head.partition,
     )
 
 
@@ -153,6 +166,13 @@ def chain_snapshot(table_id: str, chain: ChainHead) -> bytes:
     )
 
 
+def chain_partition(data: bytes) -> int:
+    """The events topic's partition a saved state says its table's events come from (-1:
+    saved before it was kept)."""
+    chain = _CHAIN_DECODER.decode(data).chain
+    return -1 if chain is None else chain.partition
+
+
 def is_chain_only(data: bytes) -> bool:
     """Whether ``data`` is a :func:`chain_snapshot` (no table state in it)."""
     return _CHAIN_DECODER.decode(data).chain_only
@@ -176,6 +196,10 @@ def restore_chain(data: bytes) -> ChainHead:
         seq=chain.seq,
         ts_ms=chain.ts_ms,
         signed=chain.signed,
+        signed_at=chain.signed_at_ms / 1000,
+        checkpoint_no=chain.checkpoint_no,
+        checkpoint_link=bytes.fromhex(chain.checkpoint_link) if chain.checkpoint_link else GENESIS,
+        partition=chain.partition,
     )
 
 

@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from tablewatch.integrity.chain import GENESIS, GENESIS_HEX, ChainHead, link
-from tablewatch.integrity.checkpoints import Checkpoint, sign, signature_ok, signed_bytes
+from tablewatch.integrity.checkpoints import (
+    Checkpoint,
+    advance,
+    sign,
+    signature_ok,
+    signed_bytes,
+)
 from tablewatch.integrity.keys import (
     KeyFileError,
     generate,
@@ -79,10 +85,12 @@ def test_a_checkpoint_signature_covers_every_field() -> None:
     checkpoint = sign("T", head, signer, 1_800_000_000_000)
     assert signature_ok(checkpoint, signer.public_key)
     assert json.loads(signed_bytes(checkpoint)) == [
-        "tablewatch-checkpoint-v1", "T", 1, head.hash_hex, 5, 1_000, 2, 40,
-        1_800_000_000_000, signer.key_id,
+        "tablewatch-checkpoint-v2", "T", 1, head.hash_hex, 5, 1_000, 2, 40,
+        1_800_000_000_000, signer.key_id, 1, "0" * 64,
     ]  # fmt: skip
     forged: list[Checkpoint] = [
+        replace(checkpoint, number=2),
+        replace(checkpoint, prev_link="1" * 64),
         replace(checkpoint, table_id="U"),
         replace(checkpoint, chain_pos=2),
         replace(checkpoint, chain_hash="0" * 64),
@@ -130,3 +138,40 @@ def test_key_files_that_cannot_be_used(tmp_path: Path) -> None:
     lines.write_text("# nothing\n")
     with pytest.raises(KeyFileError, match="no public key"):
         load_public_keys(lines)
+
+
+def test_a_checkpoint_signed_before_they_were_numbered_keeps_its_layout() -> None:
+    signer = new_signer()
+    head = ChainHead()
+    head.extend("T", 5, 1_000, b"{}", 2, 40)
+    v1 = replace(sign("T", head, signer, 1_800_000_000_000), number=0, prev_link="", signature="")
+    v1 = replace(v1, signature=signer.sign(signed_bytes(v1)).hex())
+    assert json.loads(signed_bytes(v1)) == [
+        "tablewatch-checkpoint-v1", "T", 1, head.hash_hex, 5, 1_000, 2, 40,
+        1_800_000_000_000, signer.key_id,
+    ]  # fmt: skip
+    assert signature_ok(v1, signer.public_key)
+    assert not signature_ok(replace(v1, number=1, prev_link="0" * 64), signer.public_key)
+
+
+def test_checkpoints_are_chained_by_their_links() -> None:
+    signer = new_signer()
+    head = ChainHead()
+    head.extend("T", 5, 1_000, b"{}", 2, 40)
+    first = sign("T", head, signer, 1_800_000_000_000)
+    advance(head, first, 1_800_000_000.0)
+    head.extend("T", 6, 2_000, b"{ }", 2, 41)
+    second = sign("T", head, signer, 1_800_000_060_000)
+    assert (first.number, first.prev_link) == (1, "0" * 64)
+    assert (second.number, second.prev_link) == (2, first.link)
+    expected = hashlib.sha256(
+        json.dumps(
+            ["tablewatch-checkpoint-link-v1", "T", 1, 1, first.chain_hash, "0" * 64],
+            separators=(",", ":"),
+        ).encode()
+    ).hexdigest()
+    assert first.link == expected
+    # signed again later (a worker killed before it saved the table's state): the same link
+    again = replace(sign("T", ChainHead(1, bytes.fromhex(first.chain_hash), 40, 5, 1_000, 2),
+                         signer, 1_800_000_999_000))  # fmt: skip
+    assert again.signature != first.signature and again.link == first.link

@@ -103,10 +103,11 @@ def test_the_migration_keeps_every_row_and_marks_it_before_the_chain(
     ).result_rows
     assert marks == [(0, "", "")]  # before the chain
     result = CliRunner().invoke(main, ["verify", "--dsn", dsn_of(tmp_path / "store")])
-    assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
-    assert all(": intact: 0 events, 0 checkpoints verified, " in line for line in lines[:-1])
-    outside = sum(int(line.split(", ")[-1].split()[0].replace(",", "")) for line in lines[:-1])
+    assert result.exit_code == 3, result.output  # nothing broken; no key, nothing proven
+    lines = result.output.splitlines()[:-2]  # the tables' lines
+    assert all(": consistent, UNVERIFIED: 0 events, 0 checkpoints verified, " in line
+               for line in lines)  # fmt: skip
+    outside = sum(int(line.split(", ")[-1].split()[0].replace(",", "")) for line in lines)
     assert outside == len(before["raw_events"])
 
     # the worker goes on, restored from the saved states of before the chain
@@ -122,8 +123,8 @@ def test_the_migration_keeps_every_row_and_marks_it_before_the_chain(
     ).result_rows[0]
     assert counts[2] == len(log) and counts[0] and counts[1]
     result = CliRunner().invoke(main, ["verify", "--dsn", dsn_of(tmp_path / "store")])
-    assert result.exit_code == 0, result.output
-    assert "outside the chain" in result.output and "intact" in result.output
+    assert result.exit_code == 3, result.output
+    assert "outside the chain" in result.output and "consistent, UNVERIFIED" in result.output
 
 
 # ---- retention ------------------------------------------------------------------------

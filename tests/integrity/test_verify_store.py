@@ -7,6 +7,7 @@ someone with write access to ClickHouse could, and verify must name it.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,19 +26,22 @@ from tablewatch.integrity.checkpoints import (
     sign,
 )
 from tablewatch.integrity.keys import Signer, new_signer, public_line
+from tablewatch.integrity.manifest import ManifestFile
 from tablewatch.processors.processor import LiveProcessor
 from tablewatch.rules.config import parse_config
 from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
 from tablewatch.store.rows import EVENT_COLUMNS
 from tablewatch.store.writer import StoreWriter
-from tests.integrity.helpers import floor_log, small_floor
+from tests.integrity.helpers import PARTITIONS, floor_log, small_floor
 from tests.store.conftest import dsn_of
 
 TABLE = "LIR-01"
 
 
-def fill(client: Client, signer: Signer) -> None:
+def fill(client: Client, signer: Signer, record: Path) -> None:
+    """The store as the worker writes it, and the record it keeps outside (``record``): every
+    checkpoint, and the floor manifest of its last checkpoint round."""
     floor = small_floor(tables=2, rounds=40, seed=11)
     snapshots: dict[str, bytes] = {}
     processor: LiveProcessor[None] = LiveProcessor(
@@ -47,15 +51,22 @@ def fill(client: Client, signer: Signer) -> None:
         checkpoints=CheckpointPolicy(100, 5.0),
     )
     writer = StoreWriter(client)
+    outside = ManifestFile(record)
     publish_key(client, signer, int(time.time() * 1000))
+
+    def write() -> None:
+        batch = processor.drain()
+        writer.insert(events=batch.events, checkpoints=batch.checkpoints)
+        outside.append(batch.external)
+        snapshots.update(batch.snapshots)
+
     for i, (partition, offset, value) in enumerate(floor_log(floor), 1):
         processor.handle(value, partition, offset, None)
         if i % 250 == 0:
-            batch = processor.drain()
-            writer.insert(events=batch.events, checkpoints=batch.checkpoints)
-            snapshots.update(batch.snapshots)
-    batch = processor.drain()
-    writer.insert(events=batch.events, checkpoints=batch.checkpoints)
+            write()
+    processor.checkpoint_round(set(range(PARTITIONS)))
+    write()
+    outside.close()
 
 
 @pytest.fixture
@@ -66,9 +77,10 @@ def signer() -> Signer:
 @pytest.fixture
 def store(tmp_path: Path, signer: Signer) -> Iterator[Client]:
     client = connect(dsn_of(tmp_path / "store"))
+    (tmp_path / "trusted.pub").write_text(public_line(signer))
     try:
         migrate(client)
-        fill(client, signer)
+        fill(client, signer, tmp_path / "manifests.jsonl")
         yield client
     finally:
         client.close()
@@ -76,6 +88,18 @@ def store(tmp_path: Path, signer: Signer) -> Iterator[Client]:
 
 def verify(tmp_path: Path, *args: str) -> Result:
     return CliRunner().invoke(main, ["verify", "--dsn", dsn_of(tmp_path / "store"), *args])
+
+
+def trusted(tmp_path: Path) -> tuple[str, ...]:
+    """verify's options for a proof: the key kept away from the store, the outside record."""
+    return (
+        "--public-key", str(tmp_path / "trusted.pub"),
+        "--manifests", str(tmp_path / "manifests.jsonl"),
+    )  # fmt: skip
+
+
+def verify_trusted(tmp_path: Path, *args: str) -> Result:
+    return verify(tmp_path, *trusted(tmp_path), *args)
 
 
 def sql(client: Client, statement: str) -> None:
@@ -107,12 +131,35 @@ def summary(result: Result, table_id: str = TABLE) -> str:
 
 
 def test_an_untouched_store_is_intact(store: Client, tmp_path: Path) -> None:
-    result = verify(tmp_path)
+    result = verify_trusted(tmp_path)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[-1] == "verify: 2 tables, 2 intact, 0 broken (the store)"
+    records = len((tmp_path / "manifests.jsonl").read_text().splitlines())
+    assert lines[-1] == (
+        f"verify: 2 tables, 2 intact, 0 broken (the store, against {records} records kept "
+        "outside it)"
+    )
     assert all(line.split(": ")[1] == "intact" for line in lines[:-1]), lines
-    assert "checkpoints verified, 0 outside the chain" in summary(result)
+    # each of its checkpoints outside the store, and the manifest's head: one more anchor
+    assert re.search(
+        r": intact: 1,139 events \(positions 1-1,139\), 11 checkpoints verified, "
+        r"12 external anchors, 0 outside the chain$",
+        summary(result),
+    ), summary(result)
+
+
+def test_without_a_trusted_key_or_the_outside_record_nothing_is_intact(
+    store: Client, tmp_path: Path
+) -> None:
+    """The store's own keys and checkpoints can be rewritten by whoever writes to the store:
+    verify says what it found, and that it proves nothing (exit 3), never "intact"."""
+    for args in [(), ("--public-key", str(tmp_path / "trusted.pub")),
+                 ("--manifests", str(tmp_path / "manifests.jsonl"))]:  # fmt: skip
+        result = verify(tmp_path, *args)
+        assert result.exit_code == 3, result.output
+        assert "intact" not in result.output
+        assert result.output.splitlines()[-1].startswith("verify: UNVERIFIED: ")
+        assert f"{TABLE}: consistent, UNVERIFIED: " in result.output
 
 
 def test_one_byte_changed_in_an_event(store: Client, tmp_path: Path) -> None:
@@ -121,7 +168,7 @@ def test_one_byte_changed_in_an_event(store: Client, tmp_path: Path) -> None:
         f"ALTER TABLE raw_events UPDATE payload = replaceOne(payload, '\"v\":1', '\"v\":2') "
         f"WHERE table_id = '{TABLE}' AND chain_pos = 57",
     )
-    result = verify(tmp_path)
+    result = verify_trusted(tmp_path)
     assert result.exit_code == 1, result.output
     assert summary(result).startswith(
         f"{TABLE}: BROKEN at position 57: its bytes, seq or position do not match its hash"
@@ -288,22 +335,20 @@ def test_a_key_published_in_the_store_is_not_trusted_over_the_given_one(
                      int(genuine[4]), int(genuine[5]))  # type: ignore[call-overload]  # fmt: skip
     forged = sign(TABLE, head, intruder, int(time.time() * 1000))
     replace_checkpoint(store, 100, list(forged.row()))
-    assert verify(tmp_path).exit_code == 0
-    pub = tmp_path / "trusted.pub"
-    pub.write_text(public_line(signer))
-    result = verify(tmp_path, "--public-key", str(pub))
+    assert verify(tmp_path).exit_code == 3  # nothing broken with the store's keys: unverified
+    result = verify(tmp_path, "--public-key", str(tmp_path / "trusted.pub"))
     assert result.exit_code == 1
     assert f"its key {intruder.key_id} is not a published or given key" in result.output
 
 
 def test_only_some_tables_and_only_since_a_time(store: Client, tmp_path: Path) -> None:
     sql(store, "ALTER TABLE raw_events DELETE WHERE table_id = 'FCP-02' AND chain_pos = 5")
-    assert verify(tmp_path, "--tables", TABLE).exit_code == 0
-    assert verify(tmp_path, "--tables", f"{TABLE},FCP-02").exit_code == 1
+    assert verify_trusted(tmp_path, "--tables", TABLE).exit_code == 0
+    assert verify_trusted(tmp_path, "--tables", f"{TABLE},FCP-02").exit_code == 1
     (middle,) = store.query(
         "SELECT toString(ts) FROM raw_events_v WHERE table_id = 'FCP-02' AND chain_pos = 300"
     ).result_rows[0]
-    result = verify(tmp_path, "--since", str(middle).replace(" ", "T") + "Z")
+    result = verify_trusted(tmp_path, "--since", str(middle).replace(" ", "T") + "Z")
     assert result.exit_code == 0, result.output
     assert "FCP-02: intact" in result.output
 
