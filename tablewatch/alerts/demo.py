@@ -1,14 +1,25 @@
 """Alerts in ``tablewatch live``: a local mail sink, a local Alertmanager with the
 configuration generated from the rules file (its mails sent to the sink), and the
-alerter on the run's topics; each mail printed as it arrives."""
+alerter on the run's topics; each mail printed as it arrives.
+
+The run gets an access file of its own (``RUN/access.yaml``): a floor manager, ``floor``,
+whose token (``RUN/floor.token``) acknowledges, and Alertmanager, whose token
+(``RUN/alertmanager.token``) it sends to the alerter's webhook. Tokens are files readable
+by their owner only, never on a command line.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable
 from contextlib import ExitStack
+from datetime import UTC, datetime
 from pathlib import Path
 
+from tablewatch.access.access_file import AccessEntry, AccessFile, save
+from tablewatch.access.roles import Role
+from tablewatch.access.tokens import hash_token, new_token
 from tablewatch.alerts.am_config import render
 from tablewatch.alerts.local_alertmanager import LocalAlertmanager
 from tablewatch.alerts.rules_file import load_rules
@@ -19,6 +30,24 @@ from tablewatch.services import child_service, free_port
 
 def mail_text(mail: Mail) -> str:
     return f"To: {', '.join(mail.to)}\nSubject: {mail.subject}\n\n{mail.body.rstrip()}\n"
+
+
+def demo_access(run: Path, floor_manager: str = "floor") -> Path:
+    """``RUN/access.yaml`` with ``floor_manager`` (the role) and ``alertmanager``, their
+    tokens in ``RUN/NAME.token`` (0600); the access file's path."""
+    now = datetime.now(UTC)
+    entries = []
+    holders = ((floor_manager, Role.FLOOR_MANAGER), ("alertmanager", Role.ALERTMANAGER))
+    for name, role in holders:
+        token = new_token()
+        path = run / f"{name}.token"
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="ascii") as out:
+            out.write(token)
+        entries.append(AccessEntry(name, role, hash_token(token), now))
+    access = run / "access.yaml"
+    save(access, AccessFile(tuple(entries)))
+    return access
 
 
 def start_alerting(
@@ -36,18 +65,26 @@ def start_alerting(
 ) -> str:
     """Start the three in ``stack`` (stopped when it closes); the alerter's URL."""
     rules = load_rules(rules_path)
+    access = demo_access(run)
     sink = stack.enter_context(MailSink(free_port(), on_mail))
     local = dataclasses.replace(rules.smtp, smarthost=f"127.0.0.1:{sink.port}", require_tls=False)
     alerter_url = f"http://127.0.0.1:{port}"
     am = LocalAlertmanager(free_port(), run / "alertmanager")
     stack.enter_context(am)
-    am.start(render(dataclasses.replace(rules, smtp=local), alerter_url))
+    token_file = str((run / "alertmanager.token").resolve())
+    am.start(render(dataclasses.replace(rules, smtp=local), alerter_url, token_file))
     args = [
         "alerter", "--rules", str(rules_path), "--config", str(config),
         "--alertmanager", am.url, "--dsn", f"chdb:///{(run / 'alerter').resolve()}",
         *kafka.child_args(), "--topics-prefix", prefix, "--port", str(port),
+        "--access-file", str(access),
     ]  # fmt: skip
     if auditor_url:
         args += ["--auditor-url", auditor_url]
     stack.enter_context(child_service(args, f"{alerter_url}/health", run / "alerter.log", env=env))
+    print(
+        f"acknowledge an alert as the floor manager: TABLEWATCH_ALERTS_TOKEN=$(cat "
+        f"{run / 'floor.token'}) tablewatch alerts ack ALERT_ID --alerter {alerter_url}",
+        flush=True,
+    )
     return alerter_url

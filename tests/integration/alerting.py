@@ -5,6 +5,7 @@ the alerter as a real process on topics of its own."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tablewatch.alerts.demo import demo_access
 from tablewatch.alerts.local_alertmanager import LocalAlertmanager, check_config
 from tablewatch.alerts.sinks import MailSink, WebhookSink
 from tablewatch.kafka_access import KafkaAccess
@@ -120,8 +122,17 @@ class AlertRig:
         path.write_text(text)
         return path
 
+    def access_file(self) -> Path:
+        """The alerter's access file: dana (floor_manager) and alertmanager, their tokens
+        in ``ROOT/dana.token`` and ``ROOT/alertmanager.token``."""
+        path = self.root / "access.yaml"
+        if not path.exists():
+            demo_access(self.root, "dana")
+        return path
+
     def start_alertmanager(self, rules: Path) -> LocalAlertmanager:
         config = self.root / "alertmanager.yml"
+        self.access_file()
         subprocess.run(
             [
                 sys.executable,
@@ -135,6 +146,8 @@ class AlertRig:
                 str(config),
                 "--alerter",
                 self.url,
+                "--alerter-token-file",
+                str((self.root / "alertmanager.token").resolve()),
             ],
             check=True,
             capture_output=True,
@@ -166,6 +179,8 @@ class AlertRig:
             f"{self.prefix}alerter",
             "--log-level",
             "INFO",
+            "--access-file",
+            str(self.access_file()),
         ]
         with child_service(args, f"{self.url}/health", self.root / log) as process:
             yield process
@@ -194,12 +209,14 @@ class AlertRig:
             return json.loads(response.read())
 
     def cli(self, *args: str) -> str:
-        """``tablewatch ARGS --alerter URL``; its standard output."""
+        """``tablewatch ARGS --alerter URL`` with dana's token; its standard output."""
+        token = (self.root / "dana.token").read_text()
         done = subprocess.run(
             [sys.executable, "-m", "tablewatch.cli", *args, "--alerter", self.url],
             capture_output=True,
             text=True,
             timeout=60,
+            env=os.environ | {"TABLEWATCH_ALERTS_TOKEN": token},
         )
         assert done.returncode == 0, done.stderr
         return done.stdout
