@@ -370,3 +370,20 @@ def list_tables(source: RowSource, now_ms: int | None = None) -> list[TableOut]:
             )
         )
     return out
+
+
+def no_table(table_id: str) -> str:
+    """What the pages and the command line say of a table the store does not know."""
+    return f"no table {table_id!r}: the store holds no round, event or directory row of it"
+
+
+def unknown_table(source: RowSource, table_id: str) -> str | None:
+    """:func:`no_table`'s reason when the store holds no directory row, round or event of
+    ``table_id`` (the tables :func:`list_tables` lists), else None. One statement, each
+    part stopped at its first row."""
+    t = literal(table_id)
+    parts = " UNION ALL ".join(
+        f"(SELECT 1 FROM {view} WHERE table_id = {t} LIMIT 1)"
+        for view in ("tables_v", "rounds_v", "raw_events")
+    )
+    return None if _rows(source, f"SELECT count() FROM ({parts})")[0][0] else no_table(table_id)

@@ -16,7 +16,8 @@ from typing import Any, NoReturn
 import click
 
 from tablewatch.commands.options import dsn_option
-from tablewatch.commands.row_output import format_options, write_rows
+from tablewatch.commands.row_output import OutputFailed, format_options, write_rows
+from tablewatch.terminal_text import printable
 
 EXIT_ERROR = 2
 TOKEN_ENV = "TABLEWATCH_API_TOKEN"  # the same variables as tablewatch serve-api's
@@ -108,7 +109,7 @@ def filter_options(command: Any) -> Any:
 
 
 def _fail(command: str, text: str) -> NoReturn:
-    click.echo(f"tablewatch {command}: {text}", err=True)
+    click.echo(f"tablewatch {command}: {printable(text)}", err=True)
     sys.exit(EXIT_ERROR)
 
 
@@ -146,6 +147,10 @@ def run_list(
     rows: list[dict[str, Any]] = []
     cursor = given.pop("cursor", None)
     try:
+        if given.get("table") is not None:  # a typo is named, not answered with no rows
+            unknown = reads.unknown_table(source, given["table"])
+            if unknown is not None:
+                _fail(command, f"--table: {unknown}")
         while len(rows) < limit:
             page = lister(
                 source,
@@ -167,7 +172,10 @@ def run_list(
     if fmt == "table":
         brief = FINDING_BRIEF if which == "findings" else ROUND_BRIEF
         columns = tuple(c for c in columns if c[0] in brief)
-    write_rows(rows, columns, fmt, out, "findings" if which == "findings" else "rounds")
+    try:
+        write_rows(rows, columns, fmt, out, "findings" if which == "findings" else "rounds")
+    except OutputFailed as exc:
+        _fail(command, str(exc))
     if cursor is not None:
         click.echo(f"more rows: --cursor {cursor}", err=True)
 

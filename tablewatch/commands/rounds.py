@@ -16,6 +16,7 @@ from tablewatch.commands.auditor_lists import (
     source_options,
 )
 from tablewatch.commands.row_output import format_options
+from tablewatch.terminal_text import json_printable, printable
 
 EXIT_SHOWN = 0
 EXIT_NOT_FOUND = 1
@@ -28,7 +29,7 @@ def rounds() -> None:
 
 
 def _fail(text: str, code: int = EXIT_ERROR) -> NoReturn:
-    click.echo(f"tablewatch rounds show: {text}", err=True)
+    click.echo(f"tablewatch rounds show: {printable(text)}", err=True)
     sys.exit(code)
 
 
@@ -104,10 +105,11 @@ def show(
     except RoundNotFound as missing:
         _fail(missing.reason, EXIT_NOT_FOUND)
     shown: RoundReport = report
+    # what the store holds is shown with its control characters escaped (terminal_text)
     if fmt == "json":
-        click.echo(json.dumps(shown.as_dict(), ensure_ascii=False, indent=2))
+        click.echo(json_printable(json.dumps(shown.as_dict(), ensure_ascii=False, indent=2)))
     else:
-        click.echo(render_text(shown), nl=False)
+        click.echo(printable(render_text(shown), lines=True), nl=False)
     sys.exit(code)
 
 
@@ -135,7 +137,7 @@ def _from_files(
         for item in read_jsonl(paths):
             if isinstance(item, EventRejected):
                 rejected += 1
-                click.echo(f"tablewatch rounds show: {item}", err=True)
+                click.echo(f"tablewatch rounds show: {printable(str(item))}", err=True)
                 continue
             yield item
 

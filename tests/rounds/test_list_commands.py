@@ -192,9 +192,14 @@ def test_a_bad_filter_is_exit_2_naming_it(dsn: str, args: tuple[str, ...], named
 
 @pytest.mark.parametrize("value", HOSTILE)
 def test_sql_metacharacters_in_every_parameter_change_nothing(dsn: str, value: str) -> None:
-    for option in ("--table", "--pit", "--dealer"):
+    for option in ("--pit", "--dealer"):
         assert found(dsn, option, value) == []
         assert listed(dsn, option, value) == []
+    for command in (findings, rounds):  # a table the store does not know is named
+        code, out, err = run(
+            command, dsn, *(["list"] if command is rounds else []), "--table", value
+        )
+        assert (code, out) == (2, "") and ": --table: no table " in err
     for option in ("--check", "--game", "--severity", "--since", "--until", "--cursor"):
         code, out, err = run(findings, dsn, option, value)
         assert (code, out) == (2, "") and f": {option}: " in err
