@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote
 
 from tablewatch.alerts.model import Alert, iso_ms, stable_id
 from tablewatch.alerts.rules_file import SILENT_CHECK, SILENT_SEVERITY, AlertRules
+from tablewatch.links import round_path, table_path
 from tablewatch.report import money
 from tablewatch.rules.findings import Finding
 from tablewatch.store.rows import finding_id
@@ -51,7 +51,7 @@ def finding_of(message: Mapping[str, Any]) -> tuple[Finding, str]:
 
 def round_url(base: str, table_id: str, round_id: str) -> str:
     """The auditor page of a round: ``{base}/rounds/{table_id}/{round_id}``."""
-    return f"{base}/rounds/{quote(table_id, safe='')}/{quote(round_id, safe='')}"
+    return base + round_path(table_id, round_id)
 
 
 def _difference(expected: int | None, actual: int | None) -> str:
@@ -92,7 +92,7 @@ def alert_of_finding(
     url = (
         round_url(rules.auditor_url, finding.table_id, finding.round_id)
         if finding.round_id
-        else f"{rules.auditor_url}/tables/{quote(finding.table_id, safe='')}"
+        else rules.auditor_url + table_path(finding.table_id)
     )
     alert_id = stable_id("finding", fid)
     annotations = {
@@ -138,7 +138,7 @@ def alert_of_silence(
         return None
     alert_id = stable_id("silent", table_id, last_heard_ms)
     minutes = silent_for_s / 60
-    url = f"{rules.auditor_url}/tables/{quote(table_id, safe='')}"
+    url = rules.auditor_url + table_path(table_id)
     annotations = {
         "summary": f"{SILENT_CHECK} at {table_id} ({pit}): open, no event for {minutes:g} min",
         "message": (

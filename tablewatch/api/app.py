@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tablewatch.api.reads import BadCursor
 from tablewatch.api.sources import RowSource, SourceBusy, SourceError, SourceUnavailable
@@ -65,26 +67,64 @@ def source_of(request: Request) -> RowSource:
     return source
 
 
+API_PATHS = ("/api/", "/health", "/openapi.json", "/docs", "/redoc", "/static/")
+
+
+def is_page(request: Request) -> bool:
+    """Whether ``request`` is for a page (HTML) rather than the API (JSON): the API is
+    ``/api/v1/...``, ``/health``, ``/openapi.json`` and its documentation."""
+    path = request.url.path
+    return not any(path == p.rstrip("/") or path.startswith(p) for p in API_PATHS)
+
+
+def _answer(
+    request: Request, status: int, detail: Any, headers: dict[str, str] | None = None
+) -> Response:
+    """The error as the route's kind answers: an HTML page for a page (the status, the
+    reason escaped by the template), JSON ``{"detail": ...}`` for the API."""
+    if not is_page(request):
+        return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+    from tablewatch.api.routes.pages import problem
+
+    reason = detail if isinstance(detail, str) else "; ".join(
+        f"{'.'.join(str(p) for p in d.get('loc', []))}: {d.get('msg', '')}" for d in detail
+    )  # fmt: skip
+    page = problem(request, status, reason)
+    page.headers.update(headers or {})
+    return page
+
+
 def _install_errors(app: FastAPI) -> None:
     @app.exception_handler(NotFound)
-    async def not_found(request: Request, exc: NotFound) -> JSONResponse:
-        return JSONResponse({"detail": exc.reason}, status_code=404)
+    async def not_found(request: Request, exc: NotFound) -> Response:
+        return _answer(request, 404, exc.reason)
 
     @app.exception_handler(BadCursor)
-    async def bad_cursor(request: Request, exc: BadCursor) -> JSONResponse:
+    async def bad_cursor(request: Request, exc: BadCursor) -> Response:
         item = {"loc": ["query", "cursor"], "msg": str(exc), "type": "value_error"}
-        return JSONResponse({"detail": [item]}, status_code=422)
+        return _answer(request, 422, [item])
 
     @app.exception_handler(SourceError)
-    async def source_error(request: Request, exc: SourceError) -> JSONResponse:
+    async def source_error(request: Request, exc: SourceError) -> Response:
         headers = {}
         if isinstance(exc, SourceBusy | SourceUnavailable):
             headers["Retry-After"] = str(exc.retry_after_s)
-        return JSONResponse({"detail": exc.reason}, status_code=exc.status, headers=headers)
+        return _answer(request, exc.status, exc.reason, headers)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": _plain(exc.errors())}, status_code=422)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        return _answer(request, 422, _plain(exc.errors()))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code < 400:  # not an error: as Starlette answers it
+            return await http_exception_handler(request, exc)
+        return _answer(request, exc.status_code, exc.detail, dict(exc.headers or {}))
+
+    @app.exception_handler(Exception)
+    async def failed(request: Request, exc: Exception) -> Response:
+        """A bug: 500, the reason for the log only (Starlette logs it and raises it on)."""
+        return _answer(request, 500, "the server failed to answer (an internal error)")
 
 
 def _plain(errors: Any) -> Any:

@@ -226,7 +226,6 @@ def _pages(console: Console, api: str, worker_port: int, linger: float | None) -
     """The floor page's URL and a round page's with a finding (a wrong payout when the run
     has one), each answered 200 before it is printed; then serve them a while."""
     import sys
-    import urllib.parse
     import urllib.request
 
     rows = worker_query(
@@ -237,9 +236,11 @@ def _pages(console: Console, api: str, worker_port: int, linger: float | None) -
     )
     pages = [("the floor", f"{api}/")]
     if rows:
-        table_id, round_id = (urllib.parse.quote(str(v), safe="") for v in rows[0])
-        pages.append((f"a round with a finding ({rows[0][0]} {rows[0][1]})",
-                      f"{api}/rounds/{table_id}/{round_id}"))  # fmt: skip
+        from tablewatch.links import round_path
+
+        table_id, round_id = (str(v) for v in rows[0])
+        pages.append((f"a round with a finding ({table_id} {round_id})",
+                      api + round_path(table_id, round_id)))  # fmt: skip
     console.print()
     for what, url in pages:
         with urllib.request.urlopen(url, timeout=30) as reply:

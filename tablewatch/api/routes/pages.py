@@ -19,7 +19,9 @@ from tablewatch.api import reads
 from tablewatch.api.app import HERE, NotFound, source_of
 from tablewatch.api.filters import CODES, GAMES, Filters, from_form
 from tablewatch.api.models import FindingOut, Severity, TableOut
-from tablewatch.api.routes.rounds import load_report
+from tablewatch.api.routes.rounds import load_report, round_ids
+from tablewatch.csv_cells import csv_cell
+from tablewatch.links import round_api_path, round_path, table_path
 from tablewatch.report import money
 
 router = APIRouter(include_in_schema=False)
@@ -61,6 +63,9 @@ def ago(seconds: float | None) -> str:
 templates.env.filters.update(
     money=money, card=card_view, ago=ago, game=lambda g: GAME_NAMES.get(g, g)
 )
+templates.env.globals.update(  # every link to a table or a round (tablewatch.links)
+    table_path=table_path, round_path=round_path, round_api_path=round_api_path
+)
 
 
 def _page(request: Request, name: str, code: int = 200, **context: Any) -> HTMLResponse:
@@ -84,10 +89,10 @@ def table_of(request: Request, table_id: str) -> TableOut:
     for table in reads.list_tables(source_of(request)):
         if table.table_id == table_id:
             return table
-    raise NotFound(f"no table {table_id!r}: the store holds no round, event or directory row of it")
+    raise NotFound(reads.no_table(table_id))
 
 
-@router.get("/tables/{table_id}", response_class=HTMLResponse)
+@router.get("/tables/{table_id:path}", response_class=HTMLResponse)  # an id may hold '/'
 def table(request: Request, table_id: str) -> HTMLResponse:
     try:
         found = table_of(request, table_id)
@@ -105,11 +110,11 @@ def table(request: Request, table_id: str) -> HTMLResponse:
     )
 
 
-@router.get("/rounds/{table_id}/{round_id}", response_class=HTMLResponse)
-def round_page(
-    request: Request, table_id: str, round_id: str, start_event_id: str | None = None
-) -> HTMLResponse:
+@router.get("/rounds/{ids:path}", response_class=HTMLResponse)
+def round_page(request: Request, ids: str, start_event_id: str | None = None) -> HTMLResponse:
+    """``/rounds/{table_id}/{round_id}``, each id one segment (:mod:`tablewatch.links`)."""
     try:
+        table_id, round_id = round_ids(request, ids)
         report = load_report(request, table_id, round_id, start_event_id)
     except NotFound as exc:
         return problem(request, 404, exc.reason)
@@ -182,10 +187,10 @@ def _csv(rows: list[FindingOut]) -> Iterator[str]:
     writer.writerow(CSV_COLUMNS)
     for f in rows:
         writer.writerow(
-            [f.ts or f.judged_at, f.table_id, f.round_id or "", f.check, f.severity.value,
-             f.regulation, "" if f.seat is None else f.seat, f.bet or "",
-             "" if f.expected is None else f.expected, "" if f.actual is None else f.actual,
-             f.message, f.finding_id, f.start_event_id or "", " ".join(f.event_ids)]
+            map(csv_cell,
+                [f.ts or f.judged_at, f.table_id, f.round_id, f.check, f.severity.value,
+                 f.regulation, f.seat, f.bet, f.expected, f.actual, f.message, f.finding_id,
+                 f.start_event_id, " ".join(f.event_ids)])
         )  # fmt: skip
         if buffer.tell() > 65_536:
             yield buffer.getvalue()

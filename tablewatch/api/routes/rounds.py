@@ -12,6 +12,7 @@ from tablewatch.api.app import NotFound, source_of
 from tablewatch.api.filters import ID_MAX, Filters
 from tablewatch.api.models import RoundReconstruction, RoundsPage
 from tablewatch.api.routes.common import INVALID, NOT_FOUND, UNAVAILABLE
+from tablewatch.links import ids_from_raw_path
 from tablewatch.rounds.from_store import load_round
 from tablewatch.rounds.report import RoundNotFound, RoundReport
 
@@ -42,7 +43,33 @@ def reconstruction(
     """The round reconstructed (docs/rounds.md): its timeline, hands, decisions, every
     wager's expected and actual settlement with the pay-table line and section that
     priced it, the findings with their evidence, the video window."""
-    return load_report(request, table_id, round_id, start_event_id).as_dict()
+    return load_report(
+        request, *round_ids(request, f"{table_id}/{round_id}"), start_event_id
+    ).as_dict()
+
+
+@router.get("/rounds/{ids:path}", response_model=RoundReconstruction, include_in_schema=False)
+def reconstruction_of_ids_with_slash(
+    request: Request,
+    ids: str,
+    start_event_id: Annotated[str | None, Query(max_length=ID_MAX)] = None,
+) -> dict[str, Any]:
+    """The route above for ids holding a ``/`` (written ``%2F``): the server decodes it
+    before it routes, so the path has more than two segments here."""
+    return load_report(request, *round_ids(request, ids), start_event_id).as_dict()
+
+
+def round_ids(request: Request, ids: str) -> tuple[str, str]:
+    """The table_id and round_id of the request's path (``ids``: its end as decoded), read
+    from the path as it was sent (:func:`tablewatch.links.ids_from_raw_path`); raises
+    :class:`NotFound` when the path does not hold two ids."""
+    found = ids_from_raw_path(request.scope.get("raw_path"), ids, 2)
+    if found is None:
+        raise NotFound(
+            f"the path {request.url.path!r} does not name one table and one round: write each "
+            "id as one segment, a '/' in an id as %2F (/rounds/PIT%2F1/R%2F7)"
+        )
+    return found[0], found[1]
 
 
 def load_report(
