@@ -59,18 +59,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=int, default=100_000, help="inputs in all")
     parser.add_argument("--seed", type=int, default=20260)
-    parser.add_argument("--only", action="append", choices=["decode", "http", "query"])
+    parser.add_argument("--only", action="append", choices=["decode", "http", "query", "alerts"])
     parser.add_argument("--atheris-runs", type=int, default=200_000)
     parser.add_argument("--json", type=Path, help="write the figures there too")
     parser.add_argument("--top", type=int, default=8, help="reasons shown per target")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from tests.fuzz.targets import decoder_targets, http_targets, query_targets
+    from tests.fuzz.targets import alerts_targets, decoder_targets, http_targets, query_targets
 
     groups: dict[str, AbstractContextManager[list[Target]]] = {
         "decode": nullcontext(decoder_targets()),
         "http": http_targets(),
         "query": query_targets(),
+        "alerts": alerts_targets(),
     }
     chosen = args.only or list(groups)
     started = time.monotonic()
@@ -101,7 +102,13 @@ def main() -> int:
 
 def _shares(total: int, groups: list[str]) -> dict[str, int]:
     """``total`` inputs shared by weight among the targets of ``groups``."""
-    from tests.fuzz.targets import HTTP_SHARE, QUERY_SHARE, RAW_SHARE, decoder_targets
+    from tests.fuzz.targets import (
+        ALERTS_SHARE,
+        HTTP_SHARE,
+        QUERY_SHARE,
+        RAW_SHARE,
+        decoder_targets,
+    )
 
     weights = {t.name: t.share for t in decoder_targets()} if "decode" in groups else {}
     if "http" in groups:
@@ -109,6 +116,8 @@ def _shares(total: int, groups: list[str]) -> dict[str, int]:
         weights["POST /events: raw requests"] = RAW_SHARE
     if "query" in groups:
         weights["ReadOnlyReader.run"] = QUERY_SHARE
+    if "alerts" in groups:
+        weights["alerter and API: ack, webhook, listing"] = ALERTS_SHARE
     whole = sum(weights.values())
     return {name: max(1, round(total * weight / whole)) for name, weight in weights.items()}
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from aiohttp import web
 
@@ -40,6 +41,18 @@ ROLES = {
 }
 
 
+class RigTrail(FakeTrail):
+    """Records, and reads an alert's history back as the trail's ``history`` does."""
+
+    def history(self, alert_id: str) -> list[dict[str, Any]]:
+        return [
+            {"kind": e.kind, "escalation": e.escalation, "receiver": e.receiver, "by": e.by,
+             "note": e.note}
+            for e in self.events
+            if e.alert_id == alert_id
+        ]  # fmt: skip
+
+
 def bearer(name: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {TOKENS[name]}"}
 
@@ -57,7 +70,7 @@ def gate() -> Gate:
 
 def new_alerter(trail: FakeTrail | None = None) -> tuple[Alerter, FakeTrail, Alert]:
     """An alerter (clock one minute after the raise) holding one open alert."""
-    trail = trail if trail is not None else FakeTrail()
+    trail = trail if trail is not None else RigTrail()
     alerter = Alerter(RULES, FakeAlertmanager(), trail, clock=Clock(RAISED + 60_000))
     alerter.ready = True
     alert = alerter.alert_for(message(), RAISED)

@@ -86,8 +86,15 @@ def test_a_note_with_control_characters_is_refused_and_nothing_written(
     assert answer.status_code == 400
     assert answer.json()["detail"] == "note: control characters are refused (\\x00\\x1b)"
     assert [e.kind for e in alerter.trail.events] == ["raised"]
-    assert client.post(url, json={"note": "x" * 2001}, headers=bearer("dana")).status_code == 422
-    assert client.post(url, json={"nope": 1}, headers=bearer("dana")).status_code == 422
+    assert client.post(url, json={"note": "x" * 2001}, headers=bearer("dana")).status_code == 400
+    unknown = client.post(url, json={"nope": 1}, headers=bearer("dana"))
+    assert unknown.status_code == 400
+    assert "unknown field `nope`" in unknown.json()["detail"]
+    assert client.post(url, content=b"x" * 16385, headers=bearer("dana")).status_code == 413
+    assert [e.kind for e in alerter.trail.events] == ["raised"]
+    schema = client.get("/openapi.json").json()["paths"]["/api/v1/alerts/{alert_id}/ack"]
+    body = schema["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert set(body["properties"]) == {"note", "by"}
 
 
 def test_the_alerter_unreachable_is_503_and_without_it_no_route() -> None:

@@ -17,7 +17,7 @@ from tests.fuzz.tally import Tally
 
 SUITE_EXAMPLES = 300  # per target in the test suite: a few seconds each
 # of the long run's inputs; the decoder's targets have 64
-HTTP_SHARE, RAW_SHARE, QUERY_SHARE = 20, 5, 15
+HTTP_SHARE, RAW_SHARE, QUERY_SHARE, ALERTS_SHARE = 20, 5, 15, 10
 
 
 @dataclass(frozen=True)
@@ -128,5 +128,23 @@ def query_targets() -> Iterator[list[Target]]:
             )
         ]
         harness.check_untouched(full=True)
+    finally:
+        harness.close()
+
+
+@contextmanager
+def alerts_targets() -> Iterator[list[Target]]:
+    from tests.fuzz.alerts_http import alerts_requests_target, check_request
+
+    harness, requests = alerts_requests_target()
+    try:
+        yield [
+            Target(
+                "alerter and API: ack, webhook, listing",
+                requests,
+                lambda request, tally: check_request(request, harness, tally),
+                ALERTS_SHARE,
+            )
+        ]
     finally:
         harness.close()

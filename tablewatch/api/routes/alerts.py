@@ -4,10 +4,13 @@ The API writes nothing of its own: the alerter records the acknowledgement in it
 silences and resolves the alert in Alertmanager (``docs/alerts.md``). Included when the
 app is given the alerter's URL (``serve-api --alerter``).
 
-The caller's bearer token is required (401 here without one) and forwarded as it is: the
-alerter authenticates it with its access file, checks the role (``ack_alert``: 403
-otherwise) and records the token's holder as who acknowledged. The API holds no
-credential of its own for this, so it can make nobody acknowledge under another's name.
+The caller's bearer token is required (401 here without one) and forwarded as it is, with
+the body as sent (at most 16 KiB, 413 over it): the alerter authenticates the token with
+its access file, checks the role (``ack_alert``: 403 otherwise) before it reads the body,
+checks the body (400, 422) and records the token's holder as who acknowledged. The API
+holds no credential of its own for this, so it can make nobody acknowledge under
+another's name; :class:`Acknowledgement` documents the body (OpenAPI), the alerter
+decides (``tablewatch/alerts/bodies.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from tablewatch.access.gate import REALM
+from tablewatch.access.authenticate import Unauthenticated
+from tablewatch.access.gate import REALM, bearer_token
+from tablewatch.alerts.bodies import MAX_ACK_BYTES
 
 router = APIRouter(prefix="/api/v1", tags=["alerts"])
 MAX_FORWARDED_AUTHORIZATION = 4200  # "Bearer " and a token (tokens.MAX_TOKEN_LENGTH)
@@ -53,19 +58,25 @@ class AckAnswer(BaseModel):
 @router.post(
     "/alerts/{alert_id}/ack",
     response_model=AckAnswer,
+    openapi_extra={
+        "requestBody": {
+            "required": False,
+            "content": {"application/json": {"schema": Acknowledgement.model_json_schema()}},
+        }
+    },
     responses={
-        400: {"description": "the note refused (the reason says why)"},
+        400: {"description": "the body refused (the reason says why)"},
         401: {"description": "no bearer token, or one the alerter does not know"},
         403: {"description": "the token's role may not acknowledge (floor_manager, admin may)"},
         404: {"description": "no such alert"},
         409: {"description": "already acknowledged (the answer says by whom)"},
-        422: {"description": "the body refused, or a by that is not the caller"},
+        413: {"description": "a body over 16 KiB"},
+        422: {"description": "a by that is not the caller"},
         503: {"description": "the alerter cannot be reached"},
     },
 )
 async def acknowledge(
     alert_id: str,
-    ack: Acknowledgement,
     request: Request,
     authorization: str | None = Header(default=None, include_in_schema=False),
 ) -> Any:
@@ -77,20 +88,31 @@ async def acknowledge(
             status_code=401,
             headers={"WWW-Authenticate": f'Bearer realm="{REALM}"'},
         )
-    if len(authorization) > MAX_FORWARDED_AUTHORIZATION or not authorization.isascii():
+    try:
+        bearer_token(authorization)  # its shape: the alerter knows the tokens
+        well_formed = len(authorization) <= MAX_FORWARDED_AUTHORIZATION
+    except Unauthenticated:
+        well_formed = False
+    if not well_formed:
         return JSONResponse(
             {"detail": "unauthenticated: the Authorization header is not Bearer <token>"},
             status_code=401,
             headers={"WWW-Authenticate": f'Bearer realm="{REALM}", error="invalid_token"'},
         )
+    forwarded = bytearray()
+    async for chunk in request.stream():
+        forwarded += chunk
+        if len(forwarded) > MAX_ACK_BYTES:
+            return JSONResponse(
+                {"detail": f"the body is over {MAX_ACK_BYTES:,} bytes"}, status_code=413
+            )
     base = str(request.app.state.alerter_url).rstrip("/")
-    forwarded = ack.model_dump(exclude_none=True)
     try:
         async with httpx.AsyncClient(timeout=10) as client:
             answer = await client.post(
                 f"{base}/api/v1/alerts/{quote(alert_id, safe='')}/ack",
-                json=forwarded,
-                headers={"Authorization": authorization},
+                content=bytes(forwarded),
+                headers={"Authorization": authorization, "Content-Type": "application/json"},
             )
     except httpx.HTTPError as exc:
         return JSONResponse(
