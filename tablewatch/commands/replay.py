@@ -321,6 +321,11 @@ def _run(
         with _signals_held():
             record_end(recorder, "failed", f"{type(exc).__name__}: {exc}")
         raise
+    if record.events == 0 and record.rejected > 0:  # nothing judged: not a complete run
+        detail = f"no event accepted: each of the {record.rejected:,} events read was rejected"
+        with _signals_held():
+            record_end(recorder, "failed", detail)
+        raise Unusable(f"run {record.run_id} failed: {detail}")
     with _signals_held():
         record_end(recorder, "complete")
     return _report(dsn, record.run_id, fmt, limit)

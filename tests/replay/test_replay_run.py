@@ -153,3 +153,28 @@ def test_the_progress_bar_shows_on_a_terminal_only(tmp_path: Path) -> None:
     assert process.wait(timeout=120) == 1, process.stderr.read() if process.stderr else ""
     assert b"events/s" in shown and b"ETA" in shown and b"replay (files)" in shown
     assert b"diff against the live findings" in shown  # then the diff, the bar gone
+
+
+def test_a_file_whose_every_line_is_rejected_is_a_failed_run_and_exit_2(tmp_path: Path) -> None:
+    """Nothing accepted, nothing judged: the run is recorded failed, naming why, exit 2; a
+    file with some lines rejected and the others good is a complete run as before."""
+    tables = write_config(tmp_path / "tables.yaml", config("A"))
+    dsn = f"chdb:///{tmp_path / 'store'}"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"v":1}\nnot json\n{"v":1,"event_id":"x","table_id":"LIR-P"}\n')
+    result = replay_cli("--source", "files", str(bad), "--config", str(tables), "--dsn", dsn)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stdout == ""
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("tablewatch replay: run ")
+    assert last.endswith(" failed: no event accepted: each of the 3 events read was rejected")
+    mixed = tmp_path / "mixed.jsonl"
+    good = write_events(tmp_path / "good.jsonl", events()).read_text()
+    mixed.write_text("not json\n" + good)
+    result = replay_cli("--source", "files", str(mixed), "--config", str(tables), "--dsn", dsn)
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    runs = query(dsn, "SELECT range, status, detail, events, rejected FROM replay_runs_v")
+    assert sorted((str(r[0]).split("/")[-1], *r[1:]) for r in runs) == [
+        ("bad.jsonl", "failed", "no event accepted: each of the 3 events read was rejected", 0, 3),
+        ("mixed.jsonl", "complete", "", len(events()), 1),
+    ]
