@@ -142,6 +142,7 @@ def _replay(
     kafka: KafkaAccess,
 ) -> int:
     from tablewatch.config_file import load_config
+    from tablewatch.ingest.files import check_events_file
     from tablewatch.rules.config import ConfigError
 
     if source_name not in SOURCES:
@@ -151,8 +152,12 @@ def _replay(
     if source_name != "files" and paths:
         raise Unusable(f"--source {source_name} takes no PATHS (given: {paths[0]})")
     for path in paths:
-        if not path.exists() or path.is_dir():
+        if not path.exists():
             raise Unusable(f"{path}: no such file")
+        try:  # a device, a directory, a start that is not JSON Lines: before the store
+            check_events_file(path)
+        except OSError as exc:
+            raise Unusable(f"{path}: {exc.strerror or exc}") from None
     since_ms = parse_time("--since", since) if since else None
     until_ms = parse_time("--until", until) if until else None
     if since_ms is not None and until_ms is not None and until_ms < since_ms:

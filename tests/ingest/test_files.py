@@ -35,7 +35,7 @@ def test_blocks_give_every_line_once(
     expected = data.split(b"\n")
     if expected and expected[-1] == b"":
         expected.pop()
-    blocks = list(_line_blocks(path, block_size, max_line))
+    blocks = list(_line_blocks(path, block_size, max_line, events=False))
     got = [
         ("long", line.size) if isinstance(line, OverlongLine) else line
         for _, block, _ in blocks
@@ -48,7 +48,7 @@ def test_blocks_give_every_line_once(
         number += len(block)
         if plain:
             assert all(is_plain(line) for line in block)
-    assert [lines for _, lines in line_blocks(path, block_size, max_line)] == [
+    assert [lines for _, lines in line_blocks(path, block_size, max_line, events=False)] == [
         block for _, block, _ in blocks
     ]
 
