@@ -8,6 +8,7 @@ duplicated, even when the worker is killed mid-stream.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -58,11 +59,16 @@ def assert_chains_intact(
     deployment: Deployment, floor: SimulatedFloor, key: Path, tables: int
 ) -> None:
     """``tablewatch verify`` finds every table's chain and checkpoints intact, from the store
-    and from the events topic (the worker stopped: it held the embedded store)."""
+    and from the events topic (the worker stopped: it held the embedded store), held
+    against the record the workers kept outside the store: the manifest file, and the same
+    records in the checkpoints topic."""
     store = f"chdb:///{deployment.root / 'chdb'}"
     topic = ["--kafka", deployment.bootstrap, "--topic", f"{deployment.prefix}table-events",
              "--config", str(floor.config)]  # fmt: skip
-    for source in ([], topic):
+    outside_file = ["--manifests", str(manifests_of(key))]
+    outside_topic = ["--manifests-kafka", deployment.bootstrap,
+                     "--manifests-topic", f"{deployment.prefix}chain-checkpoints"]  # fmt: skip
+    for source in ([*outside_file], [*outside_topic], [*topic, *outside_file]):
         result = subprocess.run(
             [sys.executable, "-m", "tablewatch.cli", "verify", "--dsn", store,
              "--public-key", f"{key}.pub", *source],
@@ -73,6 +79,18 @@ def assert_chains_intact(
         assert len(lines) == tables, result.stdout
         assert all(": intact: " in line for line in lines), result.stdout
         assert all(" 0 checkpoints" not in line for line in lines), result.stdout
+
+
+def manifests_of(key: Path) -> Path:
+    """The manifest file of the workers signing with ``key``."""
+    return key.with_name("manifests.jsonl")
+
+
+def signing_args(key: Path) -> tuple[str, ...]:
+    """A worker's options to sign its checkpoints with ``key`` (every 100 events and, for a
+    table's newer events, every 6 seconds) and keep the outside record in a file."""
+    return ("--checkpoint-key", str(key), "--checkpoint-events", "100",
+            "--checkpoint-minutes", "0.1", "--manifest-file", str(manifests_of(key)))  # fmt: skip
 
 
 def test_simulated_floor_end_to_end(kafka_bootstrap: str, tmp_path: Path) -> None:
@@ -119,7 +137,7 @@ def test_worker_killed_mid_stream(
     deployment = new_deployment(kafka_bootstrap, tmp_path, free_port())
     key = tmp_path / "checkpoint.key"
     generate(key)
-    signing = ("--checkpoint-key", str(key), "--checkpoint-events", "100")
+    signing = signing_args(key)
     with deployment.worker(
         floor.config, changelog_delay=changelog_delay, extra_args=signing
     ) as worker:
@@ -134,6 +152,38 @@ def test_worker_killed_mid_stream(
     with deployment.worker(floor.config, "worker-2.log", extra_args=signing):
         assert_judged_exactly(deployment, floor, "worker.log", "worker-2.log", timeout=240)
     assert_chains_intact(deployment, floor, key, tables=6)
+
+
+def test_quiet_tables_signed_by_the_restarted_worker(kafka_bootstrap: str, tmp_path: Path) -> None:
+    """A worker signing every 5 minutes stops with each table's newest events unsigned; the
+    tables go quiet. The worker started again signs them at its checkpoint round, from the
+    states it saved (no event of theirs comes), and writes a manifest of them: afterwards
+    every chain is signed to its end, and verify finds the store intact."""
+    floor = simulated_floor(tmp_path, tables=3, rounds=120, seed=36)
+    deployment = new_deployment(kafka_bootstrap, tmp_path, free_port())
+    key = tmp_path / "checkpoint.key"
+    generate(key)
+    slow = (*signing_args(key)[:4], "--checkpoint-minutes", "5",
+            *signing_args(key)[6:])  # fmt: skip
+    ends = "SELECT table_id, max(chain_pos) FROM {} GROUP BY table_id ORDER BY table_id"
+    with deployment.worker(floor.config, extra_args=slow):
+        deployment.ingest(write_jsonl(tmp_path / "events.jsonl", floor.events))
+        assert_judged_exactly(deployment, floor, "worker.log")
+        stored = deployment.query(ends.format("raw_events_v"))
+        signed = dict(deployment.query(ends.format("chain_checkpoints")))
+    assert len(stored) == 3 and all(signed.get(t, 0) < last for t, last in stored)
+    with deployment.worker(floor.config, "worker-2.log", extra_args=signing_args(key)):
+        deadline = time.monotonic() + 60
+        while dict(deployment.query(ends.format("chain_checkpoints"))) != dict(stored):
+            assert time.monotonic() < deadline, deployment.worker_story("worker-2.log")
+            time.sleep(1)
+        assert deployment.get("/metrics")["events"] == 0  # no event brought them in
+    lines = [json.loads(line) for line in manifests_of(key).read_text().splitlines()]
+    writers = {r["writer"] for r in lines if r["kind"] == "manifest"}
+    assert len(writers) == 2  # the first worker's and the restarted one's
+    last = [r for r in lines if r["kind"] == "manifest"][-1]
+    assert sorted((t[0], t[2]) for t in last["tables"]) == sorted(map(tuple, stored))
+    assert_chains_intact(deployment, floor, key, tables=3)
 
 
 @pytest.mark.parametrize("changelog_delay", [0.0, 0.3], ids=["", "slow-changelog"])
