@@ -95,7 +95,8 @@ COMMANDS = {
     ),
     "verify": LazyCommand(
         "tablewatch.commands.verify:verify",
-        "Recompute the tables' hash chains and check their signed checkpoints.",
+        "Recompute the tables' hash chains and check their signed checkpoints, against the "
+        "record kept outside the store.",
     ),
     "worker": LazyCommand(
         "tablewatch.commands.worker:worker",
