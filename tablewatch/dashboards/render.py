@@ -38,7 +38,11 @@ class Settings:
 
     def round_link(self) -> str:
         base = self.rounds_url.rstrip("/")
-        return base + "/rounds/${__data.fields.table_id}/${__data.fields.round_id}"
+        # percent-encoded, '/' as %2F: an id holding '/' stays one segment (tablewatch/links.py)
+        return (
+            base + "/rounds/${__data.fields.table_id:percentencode}"
+            "/${__data.fields.round_id:percentencode}"
+        )
 
 
 def _panel_builder(panel: PanelSql) -> Any:

@@ -121,7 +121,8 @@ def test_rows_with_a_round_link_to_the_auditor_round_page() -> None:
     panel = next(p for p in built(floor)["panels"] if p["title"] == "Latest critical findings")
     links = panel["fieldConfig"]["defaults"]["links"]
     assert links[0]["url"] == (
-        "https://audit.casino.example/rounds/${__data.fields.table_id}/${__data.fields.round_id}"
+        "https://audit.casino.example/rounds/${__data.fields.table_id:percentencode}"
+        "/${__data.fields.round_id:percentencode}"
     )
     linked = [p.name for s in DASHBOARDS for p in s.panels if p.round_links]
     assert all(
