@@ -9,6 +9,7 @@ engine's own calendar arithmetic and make the engine apply the TTLs now
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -219,3 +220,89 @@ def test_rows_written_under_the_ttls(tmp_path: Path) -> None:
             assert kept(client, table) == set(AGES) - GONE, table
     finally:
         client.close()
+
+
+# ---- 0016: the checkpoints numbered ---------------------------------------------------
+
+
+def test_checkpoints_signed_before_they_were_numbered_are_kept_and_still_verify(
+    tmp_path: Path,
+) -> None:
+    """A store at 0015 whose checkpoints were signed over the v1 layout: migrating keeps every
+    row as it was (number 0, no link), verify still checks their signatures with the key,
+    and the worker's numbered checkpoints that follow start their chain at 1."""
+    from dataclasses import replace
+
+    from tablewatch.integrity.checkpoints import (
+        CHECKPOINT_COLUMNS,
+        Checkpoint,
+        CheckpointPolicy,
+        signed_bytes,
+    )
+    from tablewatch.integrity.keys import new_signer, public_line
+
+    signer = new_signer()
+    (tmp_path / "trusted.pub").write_text(public_line(signer))
+    floor = small_floor(tables=2, rounds=30, seed=5)
+    log = floor_log(floor)
+    configs = parse_config(floor.config)
+    snapshots: dict[str, bytes] = {}
+    client = connect(dsn_of(tmp_path / "store"))
+    try:
+        apply(client, [m for m in available() if m.version < "0016"])
+        old_columns = list(CHECKPOINT_COLUMNS[:10])  # chain_checkpoints at 0015
+        every_100 = CheckpointPolicy(100, 5.0)
+        processor: LiveProcessor[None] = LiveProcessor(
+            configs, snapshots.get, signer=signer, checkpoints=every_100
+        )
+        half = len(log) // 2
+        for partition, offset, value in log[:half]:
+            processor.handle(value, partition, offset, None)
+        batch = processor.drain()
+        for table_id, data in batch.snapshots.items():  # as the code before 0016 saved them
+            saved = json.loads(data)
+            for name in ("signed_at_ms", "checkpoint_no", "checkpoint_link", "partition"):
+                del saved["chain"][name]
+            snapshots[table_id] = json.dumps(saved).encode()
+        v1 = []
+        for row in batch.checkpoints:
+            unsigned = replace(Checkpoint(*row), number=0, prev_link="", signature="")  # type: ignore[arg-type]
+            v1.append(replace(unsigned, signature=signer.sign(signed_bytes(unsigned)).hex()))
+        assert v1
+        StoreWriter(client).insert(events=batch.events)
+        client.insert(CHECKPOINTS, [c.row()[:10] for c in v1], column_names=old_columns)
+        stored = f"SELECT {', '.join(old_columns)} FROM {CHECKPOINTS} FINAL ORDER BY ALL"
+        before = client.query(stored).result_rows
+
+        migrate(client)
+        assert client.query(stored).result_rows == before
+        numbers = client.query(
+            f"SELECT DISTINCT checkpoint_no, prev_checkpoint FROM {CHECKPOINTS}"
+        ).result_rows
+        assert numbers == [(0, "")]
+
+        # the worker goes on after the upgrade: its checkpoints are numbered from 1
+        resumed: LiveProcessor[None] = LiveProcessor(
+            configs, snapshots.get, signer=signer, checkpoints=every_100
+        )
+        for partition, offset, value in log:  # from the committed offsets: all of it here
+            resumed.handle(value, partition, offset, None)
+        resumed.checkpoint_round(set(range(4)))
+        batch = resumed.drain()
+        StoreWriter(client).insert(events=batch.events, checkpoints=batch.checkpoints)
+        (tmp_path / "record.jsonl").write_bytes(b"".join(x + b"\n" for x in batch.external))
+        firsts = client.query(
+            f"SELECT table_id, min(checkpoint_no) FROM {CHECKPOINTS} WHERE checkpoint_no > 0 "
+            "GROUP BY table_id"
+        ).result_rows
+        assert firsts and all(first == 1 for _, first in firsts)
+    finally:
+        client.close()
+    result = CliRunner().invoke(
+        main,
+        ["verify", "--dsn", dsn_of(tmp_path / "store"),
+         "--public-key", str(tmp_path / "trusted.pub"),
+         "--manifests", str(tmp_path / "record.jsonl")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.output.count(": intact: ") == 2
