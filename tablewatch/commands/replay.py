@@ -344,6 +344,7 @@ def _report(dsn: str, run_id: str, fmt: str, limit: int) -> int:
     from tablewatch.replay.runs import replay_run
     from tablewatch.store.query_limits import QueryLimits
     from tablewatch.store.read_only import open_reader
+    from tablewatch.terminal_text import printable
 
     reader = open_reader(dsn, QueryLimits(seconds=600, rows=max(limit, 10) + 10))
     try:
@@ -354,8 +355,9 @@ def _report(dsn: str, run_id: str, fmt: str, limit: int) -> int:
     if fmt == "json":
         sys.stdout.buffer.write(msgspec.json.encode(as_json(run, diff)) + b"\n")
     else:
-        sys.stdout.write(run_line(run) + "\n")
-        sys.stdout.write("\n".join(diff_lines(diff)) + "\n")
+        # the store's text (ids, messages): its control characters shown as escapes
+        sys.stdout.write(printable(run_line(run)) + "\n")
+        sys.stdout.write("\n".join(printable(line) for line in diff_lines(diff)) + "\n")
     sys.stdout.flush()
     return 0 if diff.empty else EXIT_DIFF
 

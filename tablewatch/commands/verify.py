@@ -23,6 +23,7 @@ import click
 
 from tablewatch.commands.options import dsn_option, kafka_security_options
 from tablewatch.store.dsn import DsnError
+from tablewatch.terminal_text import printable
 from tablewatch.topics import CHECKPOINTS as MANIFEST_TOPIC
 
 if TYPE_CHECKING:
@@ -256,10 +257,12 @@ def _run(
     broken = False
     for kid in untrusted:
         broken = True
-        click.echo(f"signing_keys: the row of key {kid} does not hold the key of that id")
+        click.echo(
+            printable(f"signing_keys: the row of key {kid} does not hold the key of that id")
+        )
     for problem in external.problems:
         broken = True
-        click.echo(f"external record: {problem}")
+        click.echo(printable(f"external record: {problem}"))
     limit = tail_limit_ms if pinned is not None else None
     if kafka is None:
         reports = _from_store(client, names, keys, since_ms, external, limit)
@@ -269,7 +272,7 @@ def _run(
     for report in reports:
         report.verified = not why_unverified
         for line in report.lines():
-            click.echo(line)
+            click.echo(printable(line))  # ids and event ids are the store's text
         broken = broken or report.broken
         intact += not report.broken
     where = "the topic " + topic if kafka else "the store"

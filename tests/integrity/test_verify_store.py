@@ -376,3 +376,19 @@ def test_a_store_without_the_chain(tmp_path: Path) -> None:
         assert "no chain" in result.output
     finally:
         client.close()
+
+
+def test_the_stores_text_is_printed_with_its_control_characters_escaped(
+    store: Client, tmp_path: Path
+) -> None:
+    """A table id written into the store with an ESC sequence cannot drive the auditor's
+    terminal: verify shows it as an escape."""
+    row = row_at(store, 57)
+    row[EVENT_COLUMNS.index("table_id")] = "EV\x1b[2JIL"
+    row[EVENT_COLUMNS.index("chain_pos")] = 0
+    row[EVENT_COLUMNS.index("chain_prev")] = row[EVENT_COLUMNS.index("chain_hash")] = ""
+    insert_event(store, row)
+    result = verify_trusted(tmp_path)
+    assert result.exit_code == 1
+    assert "\x1b" not in result.output
+    assert "EV\\x1b[2JIL: BROKEN outside the chain" in result.output
