@@ -11,12 +11,14 @@ Two of them, chosen by ``tablewatch serve-api``:
   this process owns (``readonly`` sessions).
 
 Both raise the same errors, which the app answers: :class:`SourceBusy` (503 with
-``Retry-After``), :class:`SourceUnavailable` (503), :class:`SourceTimeout` (504) and
-:class:`SourceFailed` (500: a statement of the API's own was refused, a bug).
+``Retry-After``), :class:`SourceUnavailable` (503), :class:`SourceTimeout` (504),
+:class:`SourceTooLarge` (413: past the result or memory limits) and :class:`SourceFailed`
+(500: a statement of the API's own was refused, a bug).
 """
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import re
 import threading
@@ -78,6 +80,12 @@ class SourceTimeout(SourceError):
     """The engine stopped the statement at its time limit."""
 
     status = 504
+
+
+class SourceTooLarge(SourceError):
+    """The engine stopped the statement at its result limits (rows, bytes, memory)."""
+
+    status = 413
 
 
 class SourceFailed(SourceError):
@@ -179,11 +187,28 @@ class ReaderPool:
                 reader = self._opened()
             return reader.run(sql)
         except QueryRefused as refused:
+            self._discard(reader)
+            reader = None
             raise SourceFailed(f"the store refused the API's statement: {refused.reason}") from None
         except QueryFailed as failed:
+            self._discard(reader)
+            reader = None
             raise _failed(failed.kind, failed.reason) from None
         finally:
             self._free.put(reader)
+
+    def _discard(self, reader: ReadOnlyReader | None) -> None:
+        """Close a reader whose statement the engine stopped: its slot opens a new one when
+        next used. The embedded engine's connection keeps what it had not sent of a result
+        stopped at its limits and hands it to its next statement (seen with chDB 4.4: that
+        statement failed, on the rows of the one before), so a request on another route
+        would fail."""
+        if reader is not None:
+            with self._lock:
+                if reader in self._all:
+                    self._all.remove(reader)
+            with contextlib.suppress(Exception):  # a spoilt connection: nothing more to do
+                reader.close()
 
     def _opened(self) -> ReadOnlyReader:
         from tablewatch.store.client import StoreError
@@ -257,6 +282,8 @@ class WorkerSource:
 def _failed(kind: str, reason: str) -> SourceError:
     if kind == "timeout":
         return SourceTimeout(reason)
+    if kind in ("too_large", "memory"):
+        return SourceTooLarge(reason)
     return SourceFailed(f"{kind}: {reason}")
 
 

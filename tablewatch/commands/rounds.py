@@ -165,10 +165,13 @@ def _pick(reports: list[Any], start: str | None, table_id: str, round_id: str) -
 def _from_store(source: Any, table_id: str, round_id: str, start: str | None, configs: Any) -> Any:
     from tablewatch.api.sources import SourceError
     from tablewatch.rounds.from_store import load_round
+    from tablewatch.rounds.report import RoundTooLarge
     from tablewatch.store.read_only import QueryFailed, QueryRefused
 
     try:
         return load_round(source, table_id, round_id, start_event_id=start, configs=configs)
+    except RoundTooLarge as large:
+        _fail(large.reason)
     except (QueryFailed, QueryRefused, SourceError) as exc:
         _fail(f"the store could not answer: {exc.reason}")
     finally:

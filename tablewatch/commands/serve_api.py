@@ -38,6 +38,11 @@ WORKER_ENV = "TABLEWATCH_API_WORKER"
     help="Readers of the store opened with --dsn (statements at the same time).",
 )  # fmt: skip
 @click.option(
+    "--max-round-events", default=10_000, show_default=True, type=click.IntRange(1, 1_000_000),
+    help="Events a reconstruction reads at most (the round's and the table's around it): a "
+    "round with more is answered 413, naming the count.",
+)  # fmt: skip
+@click.option(
     "--public",
     is_flag=True,
     help="Allow an address other than loopback: the API has no login of its own, so put it "
@@ -59,6 +64,7 @@ def serve_api(
     worker_url: str | None,
     token: str | None,
     readers: int,
+    max_round_events: int,
     public: bool,
     alerter_url: str | None,
     log_level: str,
@@ -114,6 +120,7 @@ def serve_api(
         err(f"tablewatch serve-api: cannot read {where}: {exc.reason}{hint}", err=True)
         sys.exit(EXIT_ERROR)
     app = create_app(source, described_as=where, alerter_url=alerter_url)
+    app.state.max_round_events = max_round_events
     err(f"tablewatch serve-api: http://{host}:{port}/ reading {where}", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
 

@@ -48,7 +48,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from tablewatch.rounds.reconstruct import judge_alone, report_of
-from tablewatch.rounds.report import FindingEntry, RoundNotFound, RoundReport, UnknownTable
+from tablewatch.rounds.report import (
+    FindingEntry,
+    RoundNotFound,
+    RoundReport,
+    RoundTooLarge,
+    UnknownTable,
+)
 from tablewatch.rules.config import ConfigError, parse_table
 from tablewatch.rules.decode import decode_event
 from tablewatch.rules.events import (
@@ -85,6 +91,10 @@ MARGIN_MS = 60_000  # table events between a round's first and last: within a mi
 # a round_id's events over at most an hour: one round (or two given one id within the hour),
 # whose table events, deck_in and meter are read with its events, around their span
 NARROW_MS = 3_600_000
+# the events a reconstruction reads at most, the round's and the table's around it (a
+# round has tens, a minute of a table's events a few hundred): each statement reading
+# events asks for one more, and one more refuses the round (RoundTooLarge)
+MAX_EVENTS = 10_000
 
 Rows = Sequence[Sequence[Any]]
 # the threads a reconstruction's statements run on at once (a few requests' worth: each
@@ -99,10 +109,13 @@ def load_round(
     *,
     start_event_id: str | None = None,
     configs: Mapping[str, TableConfig] | None = None,
+    max_events: int = MAX_EVENTS,
 ) -> RoundReport:
     """The reconstruction of a stored round; raises :class:`UnknownTable` (no configuration
     of the table, given or in the directory) or :class:`RoundNotFound` (no event of that
-    round, or no round of it begun by ``start_event_id``), each naming what is missing.
+    round, or no round of it begun by ``start_event_id``), each naming what is missing, or
+    :class:`RoundTooLarge` when a statement reading its events (its own, the table's around
+    it) finds over ``max_events`` of them (each asks for ``max_events`` + 1 at most).
 
     Two statements in the usual case (the module's docstring), each split in two run at
     once on a concurrent source (:class:`RowSource`). A round_id whose events span
@@ -139,7 +152,7 @@ def load_round(
     span = (min(firsts), max(lasts)) if firsts and lasts else None
     findings = not indexed or sum(int(r[2]) for r in indexed) > 0  # any finding row stored
     around = span is not None and span[1] - span[0] <= NARROW_MS
-    reads = _round_reads(table_id, round_id, span, judged if findings else {})
+    reads = _round_reads(table_id, round_id, span, judged if findings else {}, max_events)
     if not indexed:  # the index holds none of its rows: as the store holds them
         reads.append(
             "SELECT 'judged', max(toUnixTimestamp64Milli(judged_at)), 0, start_event_id, '' "
@@ -155,6 +168,10 @@ def load_round(
     config = _config(table_id, configs, [] if newest is None else [newest[4]])
     if not indexed:
         judged = {str(r[3]): int(r[1]) for r in rows if r[0] == "judged"}
+    if sum(1 for r in rows if r[0] in ("event", "between")) > max_events:
+        raise _too_large(source, table_id, round_id, reads[0], max_events)
+    if around and sum(1 for r in rows if r[0] in ("deck_in", "meter")) > max_events:
+        raise _too_large(source, table_id, round_id, reads[1], max_events)
     events = _decoded(r for r in rows if r[0] == "event")
     if not events:
         raise RoundNotFound(f"table {table_id} has no stored event of round {round_id!r}")
@@ -180,6 +197,7 @@ def load_round(
         config,
         (round_id, start, judged[start]) if start in judged else None,
         rows if around else None,
+        max_events,
     )
     result = judge_alone(config, timeline, dealing=dealing, meter=meter)
     others = [events[i].event_id for i in starts if i != begin]
@@ -201,7 +219,11 @@ def _together(source: RowSource, statements: Sequence[str]) -> list[Rows]:
 
 
 def _round_reads(
-    table_id: str, round_id: str, span: tuple[int, int] | None, judged: Mapping[str, int]
+    table_id: str,
+    round_id: str,
+    span: tuple[int, int] | None,
+    judged: Mapping[str, int],
+    max_events: int = MAX_EVENTS,
 ) -> list[str]:
     """The statements (to be joined by ``UNION ALL``) reading a round_id's events by its
     ``span`` (first, last ts in ms; None: by its bloom filter), and, for a span of at most
@@ -209,10 +231,11 @@ def _round_reads(
     :data:`MARGIN_MS` of the span (part ``between``); the deck_in of every deck and the
     meter, the last before the span and every one within it, in one read of
     ``procedure_events`` (:func:`_last_of`); and, when ``judged`` (the latest judgement of
-    each start, in ms) holds any, the stored findings of the round_id since the earliest."""
+    each start, in ms) holds any, the stored findings of the round_id since the earliest.
+    The events' statement, first, reads ``max_events`` + 1 rows at most."""
     table, rnd = quote(table_id), quote(round_id)
     if span is None:
-        return [_events_of("'event'", table_id, f"round_id = {rnd}")]
+        return [_events_of("'event'", table_id, f"round_id = {rnd}", max_events)]
     first, last = span
     if last - first > NARROW_MS:
         return [
@@ -220,6 +243,7 @@ def _round_reads(
                 "'event'",
                 table_id,
                 f"{_ts_at_least(first)} AND {_ts_at_most(last)} AND round_id = {rnd}",
+                max_events,
             )
         ]
     reads = [
@@ -228,12 +252,14 @@ def _round_reads(
             table_id,
             f"{_ts_at_least(first - MARGIN_MS)} AND {_ts_at_most(last + MARGIN_MS)} "
             f"AND round_id IN ({rnd}, '')",
+            max_events,
         ),
         # before the span the last of each type and deck, within it each one (by event_id)
         _last_of(
             f"table_id = {table} AND {_ts_at_least(first - LOOK_BACK_MS)} "
             f"AND {_ts_at_most(last)} AND type IN ('deck_in', 'meter')",
             by=f"type, deck_id, if(ts < {_ms(first)}, '', event_id)",
+            limit=max_events + 1,
         ),
     ]
     if judged:
@@ -241,13 +267,32 @@ def _round_reads(
     return reads
 
 
-def _events_of(part: str, table_id: str, where: str) -> str:
+def _events_of(part: str, table_id: str, where: str, max_events: int) -> str:
     """The statement of the table's ``raw_events`` rows matching ``where``, each named by
-    the expression ``part``, in :data:`_EVENT_COLUMNS` (:func:`_decoded` reads them)."""
+    the expression ``part``, in :data:`_EVENT_COLUMNS` (:func:`_decoded` reads them),
+    ``max_events`` + 1 of them at most (one more than a reconstruction reads)."""
     return (
         f"SELECT {part} AS part, {_EVENT_COLUMNS} FROM raw_events "
-        f"WHERE table_id = {quote(table_id)} AND {where}"
+        f"WHERE table_id = {quote(table_id)} AND {where} LIMIT {integer(max_events + 1)}"
     )
+
+
+def _too_large(
+    source: RowSource, table_id: str, round_id: str, statement: str, max_events: int
+) -> RoundTooLarge:
+    """The refusal of a round whose ``statement`` reading events (:func:`_events_of`'s,
+    or :func:`_last_of`'s of those within the round) reached its limit, with the count of
+    the rows its WHERE matches (a count on the primary key: the payloads are not read)."""
+    # its table and WHERE, without ORDER BY and LIMIT (a count of a subquery would be held
+    # to the reader's result limits)
+    # (the first FROM and WHERE, the last ORDER BY and LIMIT are the statement's own: a
+    # value given is a literal after the first WHERE and before the ORDER BY)
+    table, where = statement.split(" FROM ", 1)[1].split(" WHERE ", 1)
+    where = where.rsplit(" LIMIT ", 1)[0]
+    if table == "procedure_events":
+        where = where.rsplit(_LAST_ORDER, 1)[0]
+    counted = source.run(f"SELECT count() FROM {table} WHERE {where}").rows
+    return RoundTooLarge(table_id, round_id, int(counted[0][0]), max_events)
 
 
 def _in_time(event: AnyEvent) -> tuple[int, int, str]:
@@ -319,6 +364,7 @@ def _around(
     config: TableConfig,
     judged: tuple[str, str, int] | None,
     read: Rows | None,
+    max_events: int = MAX_EVENTS,
 ) -> tuple[list[AnyEvent], str | None, int | None, list[FindingEntry] | None]:
     """The round's events with the table events stored between its first and its last (by
     ``seq``, looked for within a minute of the round's times, on the primary key); the
@@ -361,6 +407,7 @@ def _around(
                     f"{_ts_at_least(start_ms - MARGIN_MS)} "
                     f"AND {_ts_at_most(ts_to_ms(last.ts) + MARGIN_MS)} AND round_id = '' "
                     f"AND seq > {integer(first.seq)} AND seq < {integer(last.seq)}",
+                    max_events,
                 )
             )
         if wanted:  # first in the window before the round, as most are
@@ -369,6 +416,10 @@ def _around(
         if judged is not None:
             parts.append(_findings_of(table_id, judged[0], judged[1], judged[2]))
         read = list(source.run(" UNION ALL ".join(parts)).rows) if parts else []
+        if gaps and sum(1 for r in read if r[0] == "between") > max_events:
+            raise _too_large(
+                source, table_id, str(getattr(first, "round_id", "")), parts[0], max_events
+            )
     key = (start_ms, first.seq)
     found = {kind: _latest_before(read, kind, key, deck_id) for kind in wanted}
     missing = [where for kind, where in wanted.items() if found[kind] is None]
@@ -435,16 +486,19 @@ def _findings_of(table_id: str, round_id: str, start: str | None, since_ms: int)
     )
 
 
-def _last_of(where: str, *, by: str = "type") -> str:
+_LAST_ORDER = " ORDER BY ts DESC, seq DESC, event_id DESC LIMIT 1 BY "
+
+
+def _last_of(where: str, *, by: str = "type", limit: int | None = None) -> str:
     """The statement of the last event (in time, then seq) of each ``by`` (each type: the
     deck_in looked for and the meter) in ``procedure_events`` matching ``where``: its
     type, ts in ms, seq, deck_id and the value the reconstruction takes of it (a deck_in's
     dealing, a meter's amount) as the decoded event holds it (``raw_events``, which the
-    view fills it from, holds decoded events only: docs/store.md)."""
+    view fills it from, holds decoded events only: docs/store.md); ``limit`` rows at most."""
     return (
         "SELECT type AS part, toUnixTimestamp64Milli(ts), seq, deck_id, if(type = 'meter', "
-        f"toString(amount), toString(dealing)) FROM procedure_events WHERE {where} "
-        f"ORDER BY ts DESC, seq DESC, event_id DESC LIMIT 1 BY {by}"
+        f"toString(amount), toString(dealing)) FROM procedure_events WHERE {where}"
+        f"{_LAST_ORDER}{by}" + ("" if limit is None else f" LIMIT {integer(limit)}")
     )
 
 

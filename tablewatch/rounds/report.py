@@ -172,3 +172,17 @@ class RoundNotFound(LookupError):
 
 class UnknownTable(RoundNotFound):
     """No configuration of the table: its round cannot be priced."""
+
+
+class RoundTooLarge(Exception):
+    """The store holds more events in and around the round than a reconstruction reads
+    (``cap``): ``events`` of them; ``reason`` says so, naming the round."""
+
+    def __init__(self, table_id: str, round_id: str, events: int, cap: int) -> None:
+        self.table_id, self.round_id, self.events, self.cap = table_id, round_id, events, cap
+        self.reason = (
+            f"round {round_id!r} of table {table_id}: {events:,} events stored in it and "
+            f"around it (the table's events within a minute of it), over the {cap:,} a "
+            "reconstruction reads: too large to reconstruct"
+        )
+        super().__init__(self.reason)

@@ -14,6 +14,13 @@ UNAVAILABLE: dict[int | str, dict[str, Any]] = {
 INVALID: dict[int | str, dict[str, Any]] = {
     422: {"model": ValidationProblem, "description": "a malformed parameter, named in loc"},
 }
+TOO_LARGE: dict[int | str, dict[str, Any]] = {
+    413: {
+        "model": Problem,
+        "description": "more events in and around the round than a reconstruction reads "
+        "(the round, the count and the cap named), or past the store's result limits",
+    },
+}
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"model": Problem, "description": "no such table, round or run"},
 }

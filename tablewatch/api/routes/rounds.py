@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, HTTPException, Path, Query, Request
 
 from tablewatch.api import reads
 from tablewatch.api.app import NotFound, source_of
 from tablewatch.api.filters import ID_MAX, Filters
 from tablewatch.api.models import RoundReconstruction, RoundsPage
-from tablewatch.api.routes.common import INVALID, NOT_FOUND, UNAVAILABLE
+from tablewatch.api.routes.common import INVALID, NOT_FOUND, TOO_LARGE, UNAVAILABLE
+from tablewatch.api.sources import SourceTooLarge
 from tablewatch.links import ids_from_raw_path
-from tablewatch.rounds.from_store import load_round
-from tablewatch.rounds.report import RoundNotFound, RoundReport
+from tablewatch.rounds.from_store import MAX_EVENTS, load_round
+from tablewatch.rounds.report import RoundNotFound, RoundReport, RoundTooLarge
 
 router = APIRouter(prefix="/api/v1", tags=["rounds"])
 
@@ -29,7 +30,7 @@ def list_rounds(request: Request, f: Annotated[Filters, Query()]) -> RoundsPage:
 @router.get(
     "/rounds/{table_id}/{round_id}",
     response_model=RoundReconstruction,
-    responses={**NOT_FOUND, **INVALID, **UNAVAILABLE},
+    responses={**NOT_FOUND, **TOO_LARGE, **INVALID, **UNAVAILABLE},
 )
 def reconstruction(
     request: Request,
@@ -75,7 +76,19 @@ def round_ids(request: Request, ids: str) -> tuple[str, str]:
 def load_report(
     request: Request, table_id: str, round_id: str, start_event_id: str | None = None
 ) -> RoundReport:
+    """The reconstruction; 404 for a round the store does not hold, 413 for one with more
+    events in and around it than the app's ``max_round_events`` (``serve-api
+    --max-round-events``), or whose reads the engine stopped at its result limits."""
+    cap = int(getattr(request.app.state, "max_round_events", MAX_EVENTS))
     try:
-        return load_round(source_of(request), table_id, round_id, start_event_id=start_event_id)
+        return load_round(
+            source_of(request), table_id, round_id, start_event_id=start_event_id, max_events=cap
+        )
     except RoundNotFound as missing:
         raise NotFound(missing.reason) from None
+    except RoundTooLarge as large:
+        raise HTTPException(413, large.reason) from None
+    except SourceTooLarge as large:
+        raise HTTPException(
+            413, f"round {round_id!r} of table {table_id}: too large to reconstruct: {large.reason}"
+        ) from None
