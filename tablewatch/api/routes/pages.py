@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
@@ -31,6 +31,7 @@ SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 RANK_NAMES = {"T": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
 GAME_NAMES = {"four_card_poker": "Four Card Poker", "let_it_ride": "Let It Ride"}
+CSV_MOST = 100_000  # findings in one CSV download
 CSV_COLUMNS = (
     "ts", "table_id", "round_id", "check", "severity", "regulation", "seat", "bet",
     "expected", "actual", "message", "finding_id", "start_event_id", "event_ids",
@@ -155,12 +156,21 @@ def findings(request: Request) -> HTMLResponse:
 
 @router.get("/findings.csv")
 def findings_csv(request: Request) -> Response:
-    """Every finding the filters select (up to 100,000), as CSV: money in cents."""
+    """Every finding the filters select, as CSV: money in cents. Past the app's
+    ``max_csv_rows`` (100,000), 413 and no rows: a file cut short would pass for the
+    whole."""
     try:
         f = from_form({k: v for k, v in request.query_params.items() if k not in ("limit",)})
     except ValidationError as exc:
         return Response(_reasons(exc) + "\n", status_code=422, media_type="text/plain")
-    rows = _all_findings(request, f)
+    most = int(getattr(request.app.state, "max_csv_rows", CSV_MOST))
+    rows = _all_findings(request, f, most + 1)
+    if len(rows) > most:
+        raise HTTPException(
+            413,
+            f"over {most:,} findings match these filters, more than one CSV holds: narrow "
+            "them (since and until, table, check, severity) and download each part",
+        )
     return StreamingResponse(
         _csv(rows),
         media_type="text/csv; charset=utf-8",
@@ -168,7 +178,7 @@ def findings_csv(request: Request) -> Response:
     )
 
 
-def _all_findings(request: Request, f: Filters, most: int = 100_000) -> list[FindingOut]:
+def _all_findings(request: Request, f: Filters, most: int = CSV_MOST) -> list[FindingOut]:
     source = source_of(request)
     out: list[FindingOut] = []
     page_filters = f.model_copy(update={"limit": 1000})
