@@ -40,11 +40,13 @@ ENV PATH=/opt/tablewatch/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     TABLEWATCH_WORKER_DIR=/var/lib/tablewatch/worker
+# record/: where the Compose stack mounts the workers' outside record (a fresh named
+# volume takes this directory's owner, so the user can append to it)
 RUN groupadd --system --gid 10001 tablewatch \
     && useradd --system --uid 10001 --gid tablewatch --home-dir /var/lib/tablewatch \
        --shell /usr/sbin/nologin tablewatch \
-    && mkdir -p /var/lib/tablewatch /etc/tablewatch \
-    && chown tablewatch:tablewatch /var/lib/tablewatch
+    && mkdir -p /var/lib/tablewatch /var/lib/tablewatch/record /etc/tablewatch \
+    && chown tablewatch:tablewatch /var/lib/tablewatch /var/lib/tablewatch/record
 COPY --from=build /opt/tablewatch /opt/tablewatch
 WORKDIR /var/lib/tablewatch
 USER 10001:10001

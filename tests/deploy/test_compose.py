@@ -24,8 +24,10 @@ from tablewatch.sim.floor import Floor
 
 COMPOSE_DIR = Path(__file__).resolve().parents[2] / "deploy" / "compose"
 COMPOSE = COMPOSE_DIR / "compose.yaml"
-ONE_SHOTS = {"kafka-topics", "migrate", "alerts-config", "dashboards"}
-TABLEWATCH = {"migrate", "ingest", "worker", "api", "alerter", "alerts-config", "dashboards"}
+ONE_SHOTS = {"kafka-topics", "migrate", "alerts-config", "dashboards", "verify"}
+TABLEWATCH = {
+    "migrate", "ingest", "worker", "api", "alerter", "alerts-config", "dashboards", "verify",
+}  # fmt: skip
 _VARIABLE = re.compile(r"\$\{(\w+)(?::?([-?])([^}]*))?\}")
 
 
@@ -58,6 +60,7 @@ def test_the_whole_system_is_there() -> None:
     assert set(services()) == {
         "kafka", "kafka-topics", "clickhouse", "migrate", "ingest", "worker", "api",
         "alerter", "alerts-config", "alertmanager", "mailpit", "dashboards", "grafana",
+        "verify",
     }  # fmt: skip
 
 
@@ -229,3 +232,75 @@ def test_grafana_reads_what_the_dashboards_build_writes() -> None:
     args = build["command"]
     assert args[args.index("--database") + 1] == "tablewatch"
     assert args[args.index("--host") + 1] == "clickhouse"
+
+
+def parsed_command(name: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The parameters the CLI takes from service ``name``'s command and environment."""
+    for variable, value in services()[name].get("environment", {}).items():
+        monkeypatch.setenv(variable, with_defaults(str(value)))
+    args = [str(a) for a in services()[name]["command"]]
+    command = cli.get_command(click.Context(cli), args[0])
+    assert command is not None
+    params: dict[str, Any] = command.make_context(name, args[1:]).params
+    return params
+
+
+def mounts(name: str) -> dict[str, str]:
+    """Mount point -> source of service ``name``'s short-syntax volumes."""
+    found = {}
+    for volume in services()[name].get("volumes", []):
+        if isinstance(volume, str):
+            source, target, *_ = volume.split(":")
+            found[target] = source
+    return found
+
+
+def test_the_workers_sign_with_the_checkpoint_key_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    worker = services()["worker"]
+    params = parsed_command("worker", monkeypatch)
+    (secret,) = worker["secrets"]
+    assert params["checkpoint_key"] == Path("/run/secrets") / secret
+    assert worker["environment"]["TABLEWATCH_CHECKPOINT_KEY"] == f"/run/secrets/{secret}"
+    source = with_defaults(compose()["secrets"][secret]["file"])
+    assert (COMPOSE_DIR / source).resolve() == COMPOSE_DIR / "secrets" / "checkpoint.key"
+    # the operator's key and its public half are never committed (nor built into the image:
+    # .dockerignore lets in pyproject.toml, README.md and tablewatch/ alone)
+    for name in ("checkpoint.key", "checkpoint.key.pub", "other.key"):
+        ignored = subprocess.run(
+            ["git", "check-ignore", "-q", f"deploy/compose/secrets/{name}"],
+            cwd=COMPOSE_DIR.parents[1], timeout=30,
+        )  # fmt: skip
+        assert ignored.returncode == 0, f"deploy/compose/secrets/{name} is not git-ignored"
+    assert (COMPOSE_DIR / "secrets" / "README.md").is_file()
+
+
+def test_the_workers_append_the_outside_record_to_a_volume(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    params = parsed_command("worker", monkeypatch)
+    record: Path = params["manifest_file"]
+    assert record is not None and record.suffix == ".jsonl"
+    volume = mounts("worker")[str(record.parent)]
+    assert volume in compose()["volumes"]  # a named volume: kept by docker compose down
+    # a fresh named volume takes the owner of the image's directory: the image's user
+    dockerfile = (COMPOSE_DIR.parents[1] / "Dockerfile").read_text()
+    (made,) = re.findall(r"mkdir -p (/var/lib/tablewatch[^\n&\\]*)", dockerfile)
+    (owned,) = re.findall(r"chown tablewatch:tablewatch ([^\n&\\]+)", dockerfile)
+    assert str(record.parent) in made.split() and str(record.parent) in owned.split()
+    # verify reads the same file, read-only, with the auditor's read-only DSN
+    verify = parsed_command("verify", monkeypatch)
+    assert verify["manifest_files"] == (record,)
+    assert f"{volume}:{record.parent}:ro" in services()["verify"]["volumes"]
+    assert verify["public_key"] is not None
+    assert "tablewatch_auditor:" in with_defaults(str(services()["verify"]["environment"]))
+    assert services()["verify"]["profiles"] == ["verify"]  # run on demand, not by up
+
+
+def test_the_checkpoints_topic_is_created_and_kept() -> None:
+    from tablewatch.topics import CHECKPOINTS
+
+    script = "\n".join(services()["kafka-topics"]["command"])
+    creates = [line for line in script.splitlines() if "--create" in line or "--topic" in line]
+    assert any(CHECKPOINTS in line for line in creates), script
+    # the outside record outlives the broker's default retention (a week)
+    assert re.search(rf"{CHECKPOINTS}.*--config retention\.ms=-1", script, re.DOTALL), script

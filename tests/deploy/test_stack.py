@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from tablewatch.integrity import keys
 from tablewatch.rules.decode import encode_event
 from tablewatch.sim.floor import Floor
 
@@ -56,8 +57,14 @@ def docker_compose_project_name() -> str:
 
 
 @pytest.fixture(scope="session")
-def docker_setup() -> list[str]:
+def docker_setup(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     os.environ.update(PASSWORDS)  # read by docker compose, which pytest-docker runs
+    # the workers' checkpoint key, this run's own (the secret's file; readable by the
+    # image's user, 10001, as the bind-mounted secret keeps the host's owner and mode)
+    key = tmp_path_factory.mktemp("secrets") / "checkpoint.key"
+    keys.generate(key)
+    key.chmod(0o644)
+    os.environ["TABLEWATCH_CHECKPOINT_KEY_FILE"] = str(key)
     return ["up --build -d --scale worker=2"]
 
 
