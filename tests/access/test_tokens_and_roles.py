@@ -100,7 +100,11 @@ def test_only_admins_read_the_access_log() -> None:
 
 def test_roles_by_name() -> None:
     assert [role.value for role in Role] == [
-        "auditor", "surveillance", "floor_manager", "admin", "alertmanager"
+        "auditor",
+        "surveillance",
+        "floor_manager",
+        "admin",
+        "alertmanager",
     ]
     assert parse_role("floor_manager") is Role.FLOOR_MANAGER
     with pytest.raises(ValueError, match="unknown role 'root': one of auditor, surveillance"):
