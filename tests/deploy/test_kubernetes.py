@@ -6,6 +6,7 @@ the Compose stack."""
 
 from __future__ import annotations
 
+import base64
 import re
 import shutil
 import subprocess
@@ -19,6 +20,8 @@ import pytest
 import yaml
 
 from tablewatch.cli import main as cli
+from tablewatch.integrity.keys import load_public_keys, load_signer
+from tablewatch.topics import CHECKPOINTS
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
@@ -132,7 +135,9 @@ def test_no_more_workers_than_partitions_and_topics_that_match() -> None:
     for where, env in [("overlays/production/kafka", "overlays/production"),
                        ("overlays/in-cluster-test", "overlays/in-cluster-test")]:  # fmt: skip
         topics = objects(where, "KafkaTopic")
-        assert set(topics) == {"table-events", "table-events-dlq", "rounds", "findings"}
+        assert set(topics) == {
+            "table-events", "table-events-dlq", "rounds", "findings", CHECKPOINTS,
+        }  # fmt: skip
         assert topics["table-events"]["spec"]["partitions"] == int(
             env_of(env)["TABLEWATCH_PARTITIONS"]
         )
@@ -212,3 +217,91 @@ def test_grafana_reads_what_the_dashboards_build_writes() -> None:
     assert "secretKeyRef" in env[PASSWORD_ENV]["valueFrom"]
     (build,) = grafana["initContainers"]
     assert build["args"][:4] == ["dashboards", "build", "--out", "/build"]
+
+
+def worker_params(where: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The parameters the CLI takes from the worker container's args and plain env values
+    (a ``$(VAR)`` of the args left as written: Kubernetes expands it)."""
+    worker = objects(where, "Deployment")["tablewatch-worker"]
+    (container,) = worker["spec"]["template"]["spec"]["containers"]
+    for variable in container.get("env", []):
+        if "value" in variable:
+            monkeypatch.setenv(variable["name"], variable["value"])
+    command = cli.get_command(click.Context(cli), container["args"][0])
+    assert command is not None
+    params: dict[str, Any] = command.make_context("worker", container["args"][1:]).params
+    return params
+
+
+def mounted(where: str, path: Path) -> dict[str, Any]:
+    """The worker pod's volume mounted where ``path`` is (its directory)."""
+    spec = objects(where, "Deployment")["tablewatch-worker"]["spec"]["template"]["spec"]
+    (container,) = spec["containers"]
+    mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    found: dict[str, Any] = volumes[mounts[str(path.parent)]]
+    return found
+
+
+@pytest.mark.parametrize("where", ["base", "overlays/production", "overlays/in-cluster-test"])
+def test_the_workers_sign_with_the_checkpoint_key_secret(
+    where: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    key: Path = worker_params(where, monkeypatch)["checkpoint_key"]
+    assert key is not None, f"{where}: the worker signs nothing"
+    secret = mounted(where, key)["secret"]
+    assert secret["secretName"] == "tablewatch-checkpoint-key"
+    assert secret["defaultMode"] & 0o007 == 0  # not for every user of the pod
+    if where == "overlays/in-cluster-test":  # a test key, like its test tokens
+        data = objects(where, "Secret")["tablewatch-checkpoint-key"]["data"]
+        (tmp_path / key.name).write_bytes(base64.b64decode(data[key.name]))
+        signer = load_signer(tmp_path / key.name)
+        public = load_public_keys(K8S / where / f"{key.name}.pub")
+        assert public == {signer.key_id: signer.public_key}
+
+
+@pytest.mark.parametrize("where", ["base", "overlays/production", "overlays/in-cluster-test"])
+def test_the_workers_append_the_outside_record_to_a_claim(
+    where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record: Path = worker_params(where, monkeypatch)["manifest_file"]
+    assert record is not None, f"{where}: no outside record"
+    # each pod a file of its own (Kubernetes puts the pod's name for $(POD_NAME))
+    assert record.name == "$(POD_NAME).jsonl"
+    worker = objects(where, "Deployment")["tablewatch-worker"]
+    (container,) = worker["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e for e in container["env"]}
+    assert env["POD_NAME"]["valueFrom"] == {"fieldRef": {"fieldPath": "metadata.name"}}
+    claim = mounted(where, record)["persistentVolumeClaim"]["claimName"]
+    spec = objects(where, "PersistentVolumeClaim")[claim]["spec"]
+    if where == "overlays/in-cluster-test":  # a test cluster's class: the workers on one node
+        assert spec["accessModes"] == ["ReadWriteOnce"]
+        (term,) = worker["spec"]["template"]["spec"]["affinity"]["podAffinity"][
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        ]
+        assert term["topologyKey"] == "kubernetes.io/hostname"
+        assert term["labelSelector"]["matchLabels"].items() <= (
+            worker["spec"]["template"]["metadata"]["labels"].items()
+        )
+    else:  # every worker's node writes to it
+        assert spec["accessModes"] == ["ReadWriteMany"]
+    if where == "overlays/production":  # the site's write-once class, named
+        assert spec["storageClassName"]
+
+
+def test_the_worker_may_write_the_checkpoints_topic() -> None:
+    topic = objects("overlays/production/kafka", "KafkaTopic")[CHECKPOINTS]
+    assert topic["spec"]["config"]["retention.ms"] == -1  # the outside record is kept
+    assert topic["spec"]["partitions"] == 1
+    test_topic = objects("overlays/in-cluster-test", "KafkaTopic")[CHECKPOINTS]
+    assert test_topic["spec"]["config"]["retention.ms"] == -1
+    (user,) = objects("overlays/production/kafka", "KafkaUser").values()
+    allowed = set()
+    for acl in user["spec"]["authorization"]["acls"]:
+        resource = acl["resource"]
+        if resource["type"] != "topic":
+            continue
+        prefix = resource["patternType"] == "prefix"
+        if resource["name"] == CHECKPOINTS or (prefix and CHECKPOINTS.startswith(resource["name"])):
+            allowed |= set(acl["operations"])
+    assert {"Describe", "Read", "Write"} <= allowed
