@@ -34,6 +34,7 @@ from tablewatch.commands.options import (
     kafka_wait_option,
     wait_for_kafka_or_exit,
 )
+from tablewatch.integrity.keys import generate
 from tablewatch.kafka_access import KafkaAccess
 from tablewatch.report import money
 from tablewatch.rules.checks.catalog import CHECKS
@@ -115,11 +116,18 @@ def live(
     topics = Topics.prefixed(prefix)
     child_env = kafka.child_env()  # a password goes there, never on a command line
     console.print(f"[bold]TableWatch live[/] run {run} (topics {prefix}*)")
+    # the chains signed, and the record kept outside the store beside the run
+    key = run / "checkpoint.key"
+    generate(key)
+    signing = [
+        "--checkpoint-key", str(key), "--manifest-file", str(run / "manifests.jsonl"),
+        "--checkpoint-minutes", f"{CHECKPOINT_MINUTES:g}",
+    ]  # fmt: skip
     with ExitStack() as stack:
         args = worker_args(
             config, kafka=kafka, dsn=f"chdb:///{(run / 'chdb').resolve()}",
             web_port=worker_port, prefix=prefix, data_dir=run / "worker",
-        )  # fmt: skip
+        ) + signing  # fmt: skip
         worker = stack.enter_context(
             child_service(
                 args, f"http://127.0.0.1:{worker_port}/health", run / "worker.log", env=child_env
@@ -171,6 +179,32 @@ def live(
         _summary(console, worker_port, sent)
         _pages(console, api, worker_port, linger)
     console.print(f"\nstopped cleanly; data in {run}")
+    _verify(console, run)
+
+
+# a demo runs a minute or two: its worker signs each table's new events every 30 s
+CHECKPOINT_MINUTES = 0.5
+
+
+def _verify(console: Console, run: Path) -> None:
+    """``tablewatch verify`` of the run's store (the worker stopped: it held it), with the key
+    kept beside the run and the record the worker kept outside the store."""
+    import subprocess
+
+    args = [
+        "verify", "--dsn", f"chdb:///{(run / 'chdb').resolve()}",
+        "--public-key", str(run / "checkpoint.key.pub"),
+        "--manifests", str(run / "manifests.jsonl"),
+        "--checkpoint-minutes", f"{CHECKPOINT_MINUTES:g}",
+    ]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "tablewatch.cli", *args],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    lines = done.stdout.splitlines() or done.stderr.splitlines() or ["(no answer)"]
+    console.print(f"\n[bold]tablewatch {' '.join(args)}[/]", soft_wrap=True)
+    for line in lines:
+        console.print(escape(line), soft_wrap=True)
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
