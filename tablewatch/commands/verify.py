@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from clickhouse_connect.driver.client import Client
 
     from tablewatch.integrity.manifest import External
-    from tablewatch.integrity.verify import TableReport
+    from tablewatch.integrity.verify import ExternalAnchor, TableReport
     from tablewatch.kafka_access import KafkaAccess
 
 EXIT_BROKEN = 1
@@ -267,7 +267,7 @@ def _run(
     if kafka is None:
         reports = _from_store(client, names, keys, since_ms, external, limit)
     else:
-        reports = _from_kafka(client, kafka, topic, configured, names, keys, since_ms)
+        reports = _from_kafka(client, kafka, topic, configured, names, keys, since_ms, external)
     intact = 0
     for report in reports:
         report.verified = not why_unverified
@@ -319,6 +319,19 @@ def _external(sources: ExternalSources, keys: dict[str, bytes]) -> External:
         raise Unusable(f"cannot read the record kept outside the store: {exc}") from exc
 
 
+def external_anchors(external: External, table_id: str) -> list[ExternalAnchor]:
+    """The positions of the table's chain that the manifests outside the store sign."""
+    from tablewatch.integrity.verify import ExternalAnchor
+    from tablewatch.rules.events import ms_to_ts
+
+    return [
+        ExternalAnchor(entry[2], entry[3], f"{where}, manifest {manifest.number} of "
+                       f"{manifest.writer} signed {ms_to_ts(manifest.signed_at_ms)}")
+        for where, manifest, entry in external.entries.get(table_id, [])
+        if entry[2] > 0
+    ]  # fmt: skip
+
+
 def _from_store(
     client: Client,
     names: list[str],
@@ -328,19 +341,13 @@ def _from_store(
     tail_limit_ms: int | None,
 ) -> list[TableReport]:
     from tablewatch.integrity import store_source as store
-    from tablewatch.integrity.verify import ExternalAnchor, TableReport, verify_table
-    from tablewatch.rules.events import ms_to_ts
+    from tablewatch.integrity.verify import TableReport, verify_table
 
     began = store.chain_began_ms(client)
     now_ms = int(time.time() * 1000)
     reports = []
     for table_id in names:
-        anchors = [
-            ExternalAnchor(entry[2], entry[3], f"{where}, manifest {manifest.number} of "
-                           f"{manifest.writer} signed {ms_to_ts(manifest.signed_at_ms)}")
-            for where, manifest, entry in external.entries.get(table_id, [])
-            if entry[2] > 0
-        ]  # fmt: skip
+        anchors = external_anchors(external, table_id)
         outside_checkpoints = external.checkpoints.get(table_id, [])
         start = store.start_position(client, table_id, since_ms)
         if start == 0 and since_ms is not None:  # nothing since then
@@ -371,6 +378,7 @@ def _from_kafka(
     names: list[str],
     keys: dict[str, bytes],
     since_ms: int | None,
+    external: External,
 ) -> list[TableReport]:
     from tablewatch.integrity import store_source as store
     from tablewatch.integrity.kafka_source import Anchor, TopicUnusable, messages, recompute
@@ -400,6 +408,8 @@ def _from_kafka(
             store.stored_checkpoints(client, table_id),
             keys,
             since_ms=since_ms,
+            anchors=external_anchors(external, table_id),
+            external=external.checkpoints.get(table_id, []),
         )
         anchor = anchors.get(table_id)
         if anchor is not None and (not links or links[0].position != anchor.position):

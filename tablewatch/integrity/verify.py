@@ -382,9 +382,11 @@ def _check_external(
     external: Sequence[tuple[str, Checkpoint]],
     checkpoints: Sequence[Checkpoint],
     true_at: Mapping[int, str],
+    source: str = "the store",
 ) -> None:
     """The store against the record outside it: the chain recomputed from the stored events
-    has each anchor's hash at its position, and each external checkpoint is stored."""
+    (or the topic's: ``source``) has each anchor's hash at its position, and each external
+    checkpoint is stored."""
     add = report.problems.append
     held = [*anchors, *(ExternalAnchor(c.chain_pos, c.chain_hash, w) for w, c in external)]
     shortened: list[ExternalAnchor] = []
@@ -408,7 +410,7 @@ def _check_external(
             add(Problem(anchor.position, f"no stored event at a position signed in {anchor.where}"))
     if shortened:
         top = shortened[-1]
-        stored = f"the store ends at {report.last:,}" if report.events else "the store holds none"
+        stored = f"{source} ends at {report.last:,}" if report.events else f"{source} holds none"
         add(
             Problem(
                 top.position,
@@ -514,9 +516,12 @@ def verify_recomputed(
     keys: Mapping[str, bytes] | None = None,
     *,
     since_ms: int | None = None,
+    anchors: Sequence[ExternalAnchor] = (),
+    external: Sequence[tuple[str, Checkpoint]] = (),
 ) -> TableReport:
     """Compare a chain recomputed from the topic with the store's rows (position ->
-    (chain_hash, partition, offset)) and check the checkpoints against it."""
+    (chain_hash, partition, offset)) and check the checkpoints, and the ``anchors`` and
+    ``external`` checkpoints of the record outside the store, against it."""
     report = TableReport(table_id)
     add = report.problems.append
     true_at: dict[int, str] = {}
@@ -554,4 +559,6 @@ def verify_recomputed(
                 )
             )
     _check_checkpoints(report, checkpoints, keys or {}, true_at)
+    _check_numbered(report, checkpoints, partial=since_ms is not None)
+    _check_external(report, anchors, external, checkpoints, true_at, "the topic")
     return report
