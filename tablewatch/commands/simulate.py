@@ -37,13 +37,21 @@ from tablewatch.sim.signing import FloorKeys, floor_keys
     "out_dir",
     type=click.Path(file_okay=False, path_type=Path),
     help="Write events.jsonl, tables.yaml and truth.jsonl here (not with --follow: the "
-    "same options give the same floor, so a run with --out gives a followed floor's files).",
+    "same options give the same floor, so a run with --out gives a followed floor's files, "
+    "its events at the floor's own dates).",
 )
 @click.option(
-    "--follow", is_flag=True, help="Emit the events to stdout at table pace (not with --out)."
+    "--follow",
+    is_flag=True,
+    help="Emit the events to stdout at table pace, each stamped with the time it is sent "
+    "(not with --out).",
 )
 @click.option(
-    "--speed", default=1.0, show_default=True, help="With --follow: times faster than life."
+    "--speed",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="With --follow: times faster than life.",
 )
 @click.option(
     "--post",
@@ -149,7 +157,7 @@ def _follow(floor: Floor, speed: float, encode: Callable[[AnyEvent], bytes]) -> 
         out.flush()
         time.sleep(seconds)
 
-    for event in paced(floor.events(), speed, wait):
+    for event in paced(floor.present(speed), 1.0, wait):
         out.write(encode(event) + b"\n")
     out.flush()
 
@@ -158,7 +166,7 @@ def _follow_post(floor: Floor, speed: float, url: str, encode: Callable[[AnyEven
     """Like ``_follow``, but the events go to the HTTP ingest endpoint in batches."""
     poster = BatchPoster(url, max_events=500, max_delay=0.2)
     try:
-        for event in paced(floor.events(), speed, poster.wait):
+        for event in paced(floor.present(speed), 1.0, poster.wait):
             poster.add(encode(event))
         poster.close()
     except PostFailed as exc:

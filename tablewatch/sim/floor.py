@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from tablewatch.rules.config import parse_config
-from tablewatch.rules.events import AnyEvent, ts_to_ms
+from tablewatch.rules.events import AnyEvent, ms_to_ts, ts_to_ms
 from tablewatch.sim.floor_config import floor_config
 from tablewatch.sim.table_sim import TableSim, Truth
 
@@ -51,6 +54,30 @@ class Floor:
         streams = [self._table_stream(i, sim) for i, sim in enumerate(self.sims)]
         for _, _, _, event in heapq.merge(*streams):
             yield event
+
+    def present(self, speed: float, clock: Callable[[], float] = time.time) -> Iterator[AnyEvent]:
+        """:meth:`events` stamped in the present, for a floor streamed live (``tablewatch
+        live``, ``simulate --follow``): the first at ``clock``'s time (epoch seconds) when it
+        is asked for, each later one its floor time after the first divided by ``speed``,
+        in milliseconds. Paced at life speed (:func:`~tablewatch.sim.pacing.paced`, speed
+        1), each is stamped with the time it is sent. A table's events keep their order:
+        one that would share the millisecond of its table's previous one is moved to the
+        next, and the stream stays in time order. Faster than life, the floor's hours pass
+        in minutes, a deck's hours of use too: a deck the floor keeps past its limit is then
+        seldom seen overdue (``DECK_CHANGE_OVERDUE``)."""
+        if not speed > 0:
+            raise ValueError(f"speed: {speed:g} is not above 0")
+        start_ms = first_ms = last_ms = 0
+        table_last: dict[str, int] = {}
+        for n, event in enumerate(self.events()):
+            ms = ts_to_ms(event.ts)
+            if n == 0:
+                start_ms, first_ms = round(clock() * 1000), ms
+            at = start_ms + int((ms - first_ms) / speed)
+            previous = table_last.get(event.table_id)
+            at = max(at, last_ms, at if previous is None else previous + 1)
+            last_ms = table_last[event.table_id] = at
+            yield msgspec.structs.replace(event, ts=ms_to_ts(at))
 
     def _table_stream(self, index: int, sim: TableSim) -> Iterator[tuple[str, int, int, AnyEvent]]:
         n = 0
