@@ -9,6 +9,7 @@ import msgspec
 from rich.console import Console
 from rich.table import Table
 
+from tablewatch.finding_money import money_text
 from tablewatch.rules.checks.catalog import CHECKS
 from tablewatch.rules.findings import Finding
 
@@ -35,9 +36,8 @@ def finding_line(finding: Finding) -> str:
         )
         if part
     )
-    money_part = ""
-    if finding.expected is not None or finding.actual is not None:
-        money_part = f" expected {money(finding.expected)} actual {money(finding.actual)};"
+    shown = money_text(finding.check, finding.expected, finding.actual)
+    money_part = f" {shown};" if shown else ""
     evidence = ",".join(finding.event_ids)
     return (
         f"{finding.severity.upper():8} {finding.check:27} {where}:{money_part} "

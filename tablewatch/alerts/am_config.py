@@ -34,8 +34,7 @@ SUBJECT = (
 TEXT = """{{ range .Alerts.Firing }}{{ .Labels.severity | toUpper }} {{ .Annotations.summary }}
   what:     {{ .Annotations.message }}
 {{ if .Annotations.regulation }}  rule:     {{ .Annotations.regulation }}
-{{ end }}{{ if .Annotations.difference }}  money:    paid {{ .Annotations.actual }}, \
-expected {{ .Annotations.expected }} ({{ .Annotations.difference }})
+{{ end }}{{ if .Annotations.money }}  money:    {{ .Annotations.money }}
 {{ end }}{{ if .Annotations.round_url }}  round:    {{ .Annotations.round_url }}
 {{ end }}  where:    {{ .Labels.table_id }}, {{ .Labels.pit }}, {{ .Labels.game }}
   level:    escalation {{ .Labels.escalation }}, {{ .Labels.shift }} shift

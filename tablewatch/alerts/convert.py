@@ -13,6 +13,7 @@ from typing import Any
 
 from tablewatch.alerts.model import Alert, iso_ms, stable_id
 from tablewatch.alerts.rules_file import SILENT_CHECK, SILENT_SEVERITY, AlertRules
+from tablewatch.finding_money import money_text
 from tablewatch.links import round_path, table_path
 from tablewatch.report import money
 from tablewatch.rules.findings import Finding
@@ -83,12 +84,8 @@ def alert_of_finding(
     )
     if seat_bet:
         where += f" {seat_bet}"
-    amounts = ", ".join(
-        f"{word} {money(cents)}"
-        for word, cents in (("paid", finding.actual), ("expected", finding.expected))
-        if cents is not None
-    )
-    amounts = f": {amounts}" if amounts else ""
+    shown = money_text(finding.check, finding.expected, finding.actual)
+    amounts = f": {shown}" if shown else ""
     url = (
         round_url(rules.auditor_url, finding.table_id, finding.round_id)
         if finding.round_id
@@ -102,6 +99,7 @@ def alert_of_finding(
         "expected": money(finding.expected) if finding.expected is not None else "",
         "actual": money(finding.actual) if finding.actual is not None else "",
         "difference": _difference(finding.expected, finding.actual),
+        "money": shown,
         "round_id": finding.round_id or "",
         "round_url": url if finding.round_id else "",
         "seat": str(finding.seat) if finding.seat else "",

@@ -39,6 +39,11 @@ class FindingOut(Model):
     bet: str | None
     expected: int | None = Field(description="cents the rules expected")
     actual: int | None = Field(description="cents the controller reported")
+    money: str = Field(
+        description="the money that moved, in words by check (tablewatch.finding_money): "
+        "'owed $25.00, paid $50.00: overpaid by $25.00', 'stake kept $25.00', "
+        "'placed after the lockout $5.00'; empty when the finding has no money"
+    )
     message: str
     event_ids: list[str]
     ts: str | None

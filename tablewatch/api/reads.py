@@ -28,6 +28,7 @@ from tablewatch.api.models import (
     TableOut,
 )
 from tablewatch.api.sources import RowSource
+from tablewatch.finding_money import money_text
 from tablewatch.rules.events import ms_to_ts
 from tablewatch.store.sql_literals import integer, quote
 
@@ -198,6 +199,8 @@ def _latest_judgements(
 def finding_of(row: Sequence[Any]) -> FindingOut:
     (finding_id, table_id, round_id, start_event_id, check, severity, regulation, seat) = row[:8]
     (bet, expected, actual, message, event_ids, ts_ms, judged_ms) = row[8:15]
+    expected = None if expected is None else int(expected)
+    actual = None if actual is None else int(actual)
     return FindingOut(
         finding_id=str(finding_id),
         table_id=str(table_id),
@@ -208,8 +211,9 @@ def finding_of(row: Sequence[Any]) -> FindingOut:
         regulation=str(regulation),
         seat=None if seat is None else int(seat),
         bet=str(bet) or None,
-        expected=None if expected is None else int(expected),
-        actual=None if actual is None else int(actual),
+        expected=expected,
+        actual=actual,
+        money=money_text(str(check), expected, actual),
         message=str(message),
         event_ids=[str(e) for e in event_ids],
         ts=None if ts_ms is None else ms_to_ts(int(ts_ms)),

@@ -37,6 +37,7 @@ FINDING_COLUMNS = (
     ("bet", "string"),
     ("expected", "int64"),
     ("actual", "int64"),
+    ("money", "string"),  # the amounts in words (tablewatch.finding_money)
     ("message", "string"),
     ("event_ids", "list"),
     ("finding_id", "string"),
@@ -67,8 +68,7 @@ FINDING_BRIEF = (
     "severity",
     "seat",
     "bet",
-    "expected",
-    "actual",
+    "money",
 )
 ROUND_BRIEF = (
     "start_ts",

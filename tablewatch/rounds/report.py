@@ -85,6 +85,11 @@ class EnvyLine:
     actual_paid: int | None  # what envy_payout events paid for it; None: none
     section: str
 
+    @property
+    def correct(self) -> bool:
+        """Paid as owed (nothing paid counts as $0)."""
+        return (self.actual_paid or 0) == self.expected_paid
+
 
 @dataclass(frozen=True, slots=True)
 class PayoutLimitLine:
@@ -158,8 +163,11 @@ class RoundReport:
         return out
 
     @property
-    def wrong_lines(self) -> list[WagerLine]:
-        return [line for line in self.wagers if line.correct is False]
+    def wrong_lines(self) -> list[WagerLine | EnvyLine]:
+        """The lines of the money marked wrong: the wagers the findings flag, the Envy
+        Bonuses not paid as owed (the round page's header counts what it marks)."""
+        wagers: list[WagerLine | EnvyLine] = [w for w in self.wagers if w.correct is False]
+        return wagers + [e for e in self.envy if not e.correct]
 
 
 class RoundNotFound(LookupError):

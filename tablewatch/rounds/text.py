@@ -2,13 +2,15 @@
 
 Fixed-width sections, no colour and no terminal width: the same report always gives the
 same text (golden tests compare it), and a line wrapped by a narrow terminal stays whole
-in a file. A wager line the findings mark as wrong starts with ``!!``.
+in a file. A wager line the findings mark as wrong, and an Envy Bonus not paid as owed,
+starts with ``!!``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tablewatch.finding_money import money_text
 from tablewatch.rounds.report import RoundReport, WagerLine
 from tablewatch.rounds.words import money
 
@@ -90,9 +92,11 @@ def render_text(report: RoundReport) -> str:
         else ["  none"]
     )
     for e in r.envy:
+        mark = "  " if e.correct else "!! "
         out.append(
-            f"  Envy Bonus to seat {e.seat} for seat {e.for_seat}'s {e.hand.replace('_', ' ')}: "
-            f"owed {money(e.expected_paid)}, paid {money(e.actual_paid)} ({e.section})"
+            f"{mark}Envy Bonus to seat {e.seat} for seat {e.for_seat}'s "
+            f"{e.hand.replace('_', ' ')}: owed {money(e.expected_paid)}, "
+            f"paid {money(e.actual_paid)} ({e.section})"
         )
     for limit in r.payout_limits:
         out.append(
@@ -110,9 +114,8 @@ def render_text(report: RoundReport) -> str:
             )
             if part
         )
-        money_part = ""
-        if f.expected is not None or f.actual is not None:
-            money_part = f"; expected {money(f.expected)}, actual {money(f.actual)}"
+        shown = money_text(f.check, f.expected, f.actual)
+        money_part = f"; {shown}" if shown else ""
         out.append(
             f"  {f.check} [{f.severity}] {f.regulation}{' ' + where if where else ''}{money_part}"
         )

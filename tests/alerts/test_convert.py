@@ -51,10 +51,12 @@ def test_a_wrong_payout_becomes_an_alert_with_its_labels_and_dollar_amounts() ->
     assert a["expected"] == "$25.00"
     assert a["actual"] == "$125.50"
     assert a["difference"] == "$100.50 over"
+    assert a["money"] == "owed $25.00, paid $125.50: overpaid by $100.50"
     assert a["regulation"] == "§ 643a.12(a)"
     assert a["round_url"] == "https://audit.casino.test/rounds/LIR-07/R%2042%2Fa"
     assert a["summary"] == (
-        "WRONG_PAYOUT at LIR-07 seat 3 five_card_bonus (Pit 1): paid $125.50, expected $25.00"
+        "WRONG_PAYOUT at LIR-07 seat 3 five_card_bonus (Pit 1): owed $25.00, paid $125.50: "
+        "overpaid by $100.50"
     )
     assert alert.generator_url == a["round_url"]
     assert alert.finding_ids == (a["finding_ids"],)
@@ -171,7 +173,8 @@ def test_a_payout_with_no_expected_amount_says_only_what_was_paid() -> None:
     )
     assert alert is not None
     assert alert.annotations["summary"] == (
-        "JACKPOT_NOT_VALIDATED at LIR-07 seat 3 progressive (Pit 1): paid $1,000.60"
+        "JACKPOT_NOT_VALIDATED at LIR-07 seat 3 progressive (Pit 1): "
+        "paid without validation $1,000.60"
     )
     assert alert.annotations["difference"] == ""
 

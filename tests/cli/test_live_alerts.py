@@ -22,7 +22,7 @@ def test_a_stake_kept_in_a_void_round_says_what_happened() -> None:
             "round_id": "R-8",
             "seat": 7,
             "bet": "bet1",
-            "expected": 0,
+            "expected": 2500,
             "actual": 0,
             "regulation": "§ 643a.13(d)",
             "message": "round voided (misdeal) but seat 7 bet1 was settled `lose` with $0.00 "
@@ -32,7 +32,7 @@ def test_a_stake_kept_in_a_void_round_says_what_happened() -> None:
     first, second = text.splitlines()
     assert first.split() == [
         *("CRITICAL", "VOID_NOT_RETURNED", "LIR-01", "R-8", "seat", "7", "bet1"),
-        *("expected", "$0.00", "actual", "$0.00", "§", "643a.13(d)"),
+        *("stake", "kept", "$25.00", "§", "643a.13(d)"),
     ]
     assert second.strip().startswith("round voided (misdeal) but seat 7 bet1 was settled `lose`")
 

@@ -60,7 +60,7 @@ def test_wrong_payout_from_a_simulated_floor_reaches_the_pit_manager_by_mail_and
     assert mail.to == (PM,)
     assert "CRITICAL WRONG_PAYOUT" in mail.subject
     assert "round:    http://auditor.test/rounds/" in mail.body
-    assert "money:    paid $" in mail.body
+    assert "money:    owed $" in mail.body
 
 
 def test_two_findings_of_one_table_and_check_make_one_notification(

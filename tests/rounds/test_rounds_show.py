@@ -494,7 +494,10 @@ def test_the_text_says_the_same(golden_files: tuple[Path, Path]) -> None:
     assert "5 bet1 $5.00 returned $0.00 - - - - - § 643a.11(b)" in words  # pulled
     assert sum(w.startswith("!!") for w in words) == 1
     assert "Findings (1, judged from the events)" in words
-    assert "WRONG_PAYOUT [critical] § 643a.12(a) seat 5 bet3; expected $5.00, actual $4.00" in words
+    assert (
+        "WRONG_PAYOUT [critical] § 643a.12(a) seat 5 bet3; owed $5.00, paid $4.00: "
+        "underpaid by $1.00" in words
+    )
     assert "evidence: L-331" in words
     assert "cameras: CAM-071, CAM-072" in words
     assert "from 2026-11-29T21:39:51.000Z to 2026-11-29T21:40:42.000Z" in words

@@ -21,6 +21,7 @@ from tablewatch.api.filters import CODES, GAMES, Filters, from_form
 from tablewatch.api.models import FindingOut, Severity, TableOut
 from tablewatch.api.routes.rounds import load_report, round_ids
 from tablewatch.csv_cells import csv_cell
+from tablewatch.finding_money import money_text
 from tablewatch.links import round_api_path, round_path, table_path
 from tablewatch.report import money
 
@@ -34,7 +35,7 @@ GAME_NAMES = {"four_card_poker": "Four Card Poker", "let_it_ride": "Let It Ride"
 CSV_MOST = 100_000  # findings in one CSV download
 CSV_COLUMNS = (
     "ts", "table_id", "round_id", "check", "severity", "regulation", "seat", "bet",
-    "expected", "actual", "message", "finding_id", "start_event_id", "event_ids",
+    "expected", "actual", "money", "message", "finding_id", "start_event_id", "event_ids",
 )  # fmt: skip
 
 
@@ -62,8 +63,9 @@ def ago(seconds: float | None) -> str:
 
 
 templates.env.filters.update(
-    money=money, card=card_view, ago=ago, game=lambda g: GAME_NAMES.get(g, g)
-)
+    money=money, card=card_view, ago=ago, game=lambda g: GAME_NAMES.get(g, g),
+    finding_money=lambda f: money_text(f.check, f.expected, f.actual),
+)  # fmt: skip
 templates.env.globals.update(  # every link to a table or a round (tablewatch.links)
     table_path=table_path, round_path=round_path, round_api_path=round_api_path
 )
@@ -199,8 +201,8 @@ def _csv(rows: list[FindingOut]) -> Iterator[str]:
         writer.writerow(
             map(csv_cell,
                 [f.ts or f.judged_at, f.table_id, f.round_id, f.check, f.severity.value,
-                 f.regulation, f.seat, f.bet, f.expected, f.actual, f.message, f.finding_id,
-                 f.start_event_id, " ".join(f.event_ids)])
+                 f.regulation, f.seat, f.bet, f.expected, f.actual, f.money, f.message,
+                 f.finding_id, f.start_event_id, " ".join(f.event_ids)])
         )  # fmt: skip
         if buffer.tell() > 65_536:
             yield buffer.getvalue()

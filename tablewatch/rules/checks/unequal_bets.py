@@ -1,6 +1,7 @@
 """UNEQUAL_BETS: Let It Ride Bets 1, 2 and 3 must be three equal wagers (§ 643a.7(d)).
 
-One of Let It Ride's own checks (its descriptor's ``checks``).
+One of Let It Ride's own checks (its descriptor's ``checks``). The money: ``expected``
+is the seat's lowest of the three, ``actual`` its highest (no one of them is the right one).
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ def check(ctx: RoundContext) -> list[Finding]:
                 + ", ".join(f"{a / 100:,.2f}" for a in amounts)
                 + ": three equal wagers are required",
                 seat=seat,
-                expected=amounts[2] or max(amounts),
-                actual=min(amounts),
+                expected=min(amounts),
+                actual=max(amounts),
                 event_ids=ids,
             )
         )

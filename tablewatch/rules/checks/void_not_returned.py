@@ -2,6 +2,10 @@
 
 The section is that of the cause the round had to be voided for (see
 ``round_not_voided``), else the game's ``void`` (§ 641a.13, § 643a.13).
+
+The money: ``expected`` is the stake the table kept where it was due back (a wager
+settled ``lose``: the stake, else 0), ``actual`` what it paid (the ``settle``'s or the
+Envy Bonus's ``paid``).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ def check(ctx: RoundContext) -> list[Finding]:
                 f"`{settle.result}` with {cents(settle.paid)} paid instead of returned",
                 seat=settle.seat,
                 bet=settle.bet,
-                expected=0,
+                expected=_stake(ctx, settle.seat, settle.bet) if settle.result == "lose" else 0,
                 actual=settle.paid,
                 event_ids=(settle.event_id, void.event_id),
             )
@@ -51,3 +55,16 @@ def check(ctx: RoundContext) -> list[Finding]:
                 )
             )
     return out
+
+
+def _stake(ctx: RoundContext, seat: int, bet: str) -> int:
+    """The stake of ``seat``'s ``bet``: its wager's amount, or that of the decision that
+    made it (the game's ``decision_wagers``); 0 when neither is there."""
+    amount = ctx.view.amount(seat, bet)
+    if amount:
+        return amount
+    made = ctx.rules.decision_wagers
+    for decision in ctx.rnd.decisions:
+        if decision.seat == seat and made.get(decision.action) == bet and decision.amount:
+            return decision.amount
+    return 0
