@@ -34,6 +34,7 @@ from tablewatch.commands.options import (
     kafka_wait_option,
     wait_for_kafka_or_exit,
 )
+from tablewatch.finding_money import money_text
 from tablewatch.integrity.keys import generate
 from tablewatch.kafka_access import KafkaAccess
 from tablewatch.report import money
@@ -241,15 +242,14 @@ def _print_findings(
 
 def alert_text(f: Mapping[str, Any]) -> str:
     """A finding from the findings topic as the floor reads it (rich markup): severity,
-    check, where, the money, the rule, and on a second line what happened (the money
-    alone can read "expected $0.00 actual $0.00" for a stake collected in a void round)."""
+    check, where, the money in words (tablewatch.finding_money), the rule, and on a second
+    line what happened."""
     style = SEVERITY_STYLE.get(f["severity"], "")
     seat = f"seat {f['seat']}" if f.get("seat") else ""
     parts = (f["table_id"], f["round_id"] or "(table)", seat, f.get("bet") or "")
     where = " ".join(part for part in parts if part)
-    amounts = ""
-    if f.get("expected") is not None or f.get("actual") is not None:
-        amounts = f" expected {money(f['expected'])} actual {money(f['actual'])}"
+    shown = money_text(f["check"], f.get("expected"), f.get("actual"))
+    amounts = f" {escape(shown)}" if shown else ""
     return (
         f"[{style}]{f['severity'].upper():8}[/] {f['check']:27} {escape(where)}{amounts} "
         f"[dim]{escape(f['regulation'])}[/]\n{'':9}{escape(f['message'])}"
