@@ -34,12 +34,15 @@ def child_service(
     *,
     ready_timeout: float = 120,
     env: Mapping[str, str] | None = None,
+    new_session: bool = False,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """``tablewatch ARGS`` as a child process, yielded once ``health_url`` answers.
 
     Stopped with SIGTERM (then SIGKILL after 45 s) when the block ends, unless
     already dead. Output goes to ``log_path``; ``env`` is added to this process's
-    (a Kafka password goes there: :meth:`KafkaAccess.child_env`).
+    (a Kafka password goes there: :meth:`KafkaAccess.child_env`). ``new_session``: in a
+    session of its own, so a terminal's Ctrl-C reaches only this process, which stops
+    the child itself.
     """
     log = log_path.open("ab")
     process = subprocess.Popen(
@@ -47,6 +50,7 @@ def child_service(
         stdout=log,
         stderr=log,
         env={**os.environ, **env} if env else None,
+        start_new_session=new_session,
     )
     try:
         deadline = time.monotonic() + ready_timeout

@@ -62,14 +62,17 @@ def start_alerting(
     on_mail: Callable[[Mail], None],
     env: dict[str, str] | None = None,
     auditor_url: str | None = None,
+    new_session: bool = False,
 ) -> str:
-    """Start the three in ``stack`` (stopped when it closes); the alerter's URL."""
+    """Start the three in ``stack`` (stopped when it closes); the alerter's URL.
+    ``new_session``: Alertmanager and the alerter each in a session of their own (a
+    terminal's Ctrl-C reaches only this process, which stops them)."""
     rules = load_rules(rules_path)
     access = demo_access(run)
     sink = stack.enter_context(MailSink(free_port(), on_mail))
     local = dataclasses.replace(rules.smtp, smarthost=f"127.0.0.1:{sink.port}", require_tls=False)
     alerter_url = f"http://127.0.0.1:{port}"
-    am = LocalAlertmanager(free_port(), run / "alertmanager")
+    am = LocalAlertmanager(free_port(), run / "alertmanager", new_session=new_session)
     stack.enter_context(am)
     token_file = str((run / "alertmanager.token").resolve())
     am.start(render(dataclasses.replace(rules, smtp=local), alerter_url, token_file))
@@ -81,7 +84,11 @@ def start_alerting(
     ]  # fmt: skip
     if auditor_url:
         args += ["--auditor-url", auditor_url]
-    stack.enter_context(child_service(args, f"{alerter_url}/health", run / "alerter.log", env=env))
+    stack.enter_context(
+        child_service(
+            args, f"{alerter_url}/health", run / "alerter.log", env=env, new_session=new_session
+        )
+    )
     print(
         f"acknowledge an alert as the floor manager: TABLEWATCH_ALERTS_TOKEN=$(cat "
         f"{run / 'floor.token'}) tablewatch alerts ack ALERT_ID --alerter {alerter_url}",

@@ -34,9 +34,10 @@ def check_config(path: Path) -> str:
 
 
 class LocalAlertmanager:
-    def __init__(self, port: int, run_dir: Path) -> None:
+    def __init__(self, port: int, run_dir: Path, *, new_session: bool = False) -> None:
         self.port = port
         self.run_dir = run_dir
+        self.new_session = new_session  # a session of its own: a terminal's Ctrl-C not sent it
         self.url = f"http://127.0.0.1:{port}"
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -57,7 +58,7 @@ class LocalAlertmanager:
                 f"--web.listen-address=127.0.0.1:{self.port}", f"--web.external-url={self.url}",
                 "--cluster.listen-address=", "--log.level=info",
             ],
-            stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+            stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=self.new_session,
         )  # fmt: skip
         log.close()
         deadline = time.monotonic() + timeout

@@ -3,14 +3,15 @@
 Kafka must be running (``deploy/kafka.sh start``; ``make demo`` does it).
 Starts the worker (embedded ClickHouse) and the ingest endpoint as child
 processes on topics of their own, streams a simulated floor through
-``POST /events`` at table pace times ``--speed``, prints every finding from
-the ``findings`` topic as it arrives, then a summary read from ClickHouse,
-and shuts everything down.
+``POST /events`` at table pace times ``--speed``, stamped in the present
+(:meth:`~tablewatch.sim.floor.Floor.present`), prints every finding from the
+``findings`` topic as it arrives, then a summary read from ClickHouse, serves
+the pages a while (on a terminal, until Ctrl-C), shuts everything down and
+verifies the run's store.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import signal
 import sys
@@ -51,7 +52,13 @@ SEVERITY_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "lo
 @click.command()
 @click.option("--tables", default=12, show_default=True)
 @click.option("--seconds", default=60.0, show_default=True, help="How long to stream.")
-@click.option("--speed", default=20.0, show_default=True, help="Times faster than table pace.")
+@click.option(
+    "--speed",
+    default=20.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Times faster than table pace.",
+)
 @click.option("--seed", default=1, show_default=True)
 @click.option("--error-rate", default=0.05, show_default=True)
 @click.option("--jackpot-rate", default=0.02, show_default=True)
@@ -77,10 +84,10 @@ SEVERITY_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "lo
 @click.option("--alerter-port", default=8095, show_default=True)
 @click.option(
     "--linger",
-    type=float,
+    type=click.FloatRange(min=0),
     default=None,
-    help="Seconds to keep serving the pages after the summary [default: until Enter on a "
-    "terminal, else 0].",
+    help="Seconds to keep serving the pages after the summary (Ctrl-C stops sooner) "
+    "[default: until Ctrl-C on a terminal, else 0].",
 )
 def live(
     tables: int,
@@ -100,9 +107,12 @@ def live(
     linger: float | None,
 ) -> None:
     """Run the live pipeline with a simulated floor for a while, then summarise."""
-    # SIGTERM ends the run as Ctrl-C does: the children (worker, ingest, API, alerter) are
-    # stopped on the way out, never left running (Python's default would exit at once)
+    # SIGTERM (and SIGHUP, the terminal closed) ends the run: the children (worker, ingest,
+    # API, alerter) are stopped on the way out, never left running (Python's default would
+    # exit at once), and nothing more is done. The children run in sessions of their own: a
+    # terminal's Ctrl-C reaches only this process, which stops them in order
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    signal.signal(signal.SIGHUP, _exit_on_sigterm)
     console = Console(highlight=False)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     run = root / stamp
@@ -131,7 +141,11 @@ def live(
         ) + signing  # fmt: skip
         worker = stack.enter_context(
             child_service(
-                args, f"http://127.0.0.1:{worker_port}/health", run / "worker.log", env=child_env
+                args,
+                f"http://127.0.0.1:{worker_port}/health",
+                run / "worker.log",
+                env=child_env,
+                new_session=True,
             )
         )
         ingest_args = [
@@ -144,6 +158,7 @@ def live(
                 f"http://127.0.0.1:{ingest_port}/health",
                 run / "ingest.log",
                 env=child_env,
+                new_session=True,
             )
         )
         api = f"http://127.0.0.1:{api_port}"
@@ -152,7 +167,9 @@ def live(
         ]  # fmt: skip
         if alerts_path is not None:  # acknowledgements through the API too
             api_args += ["--alerter", f"http://127.0.0.1:{alerter_port}"]
-        stack.enter_context(child_service(api_args, f"{api}/health", run / "api.log"))
+        stack.enter_context(
+            child_service(api_args, f"{api}/health", run / "api.log", new_session=True)
+        )
         console.print(f"the floor's pages: {api}/ (the auditor API: {api}/docs)")
         if alerts_path is not None:
             from tablewatch.alerts.demo import mail_text, start_alerting
@@ -161,6 +178,7 @@ def live(
                 stack, rules_path=alerts_path, run=run, config=config, kafka=kafka,
                 prefix=prefix, port=alerter_port, env=child_env, auditor_url=api,
                 on_mail=lambda m: console.print(f"[bold magenta]MAIL[/] {escape(mail_text(m))}"),
+                new_session=True,
             )  # fmt: skip
             console.print(f"alerts by {alerts_path}: the alerter at {alerter}/api/v1/alerts")
         console.print(f"worker pid {worker.pid} and ingest endpoint ready; streaming {tables} "
@@ -213,12 +231,13 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 def _stream(floor: Floor, url: str, speed: float, seconds: float) -> int:
-    """Post the floor's events at ``speed`` times table pace until ``seconds`` have passed."""
+    """Post the floor's events at ``speed`` times table pace until ``seconds`` have passed,
+    each stamped with the time it is sent."""
     from tablewatch.ingest.client import BatchPoster
 
     poster = BatchPoster(url, max_events=500, max_delay=0.2)
     sent = 0
-    for event in paced(floor.events(), speed, poster.wait, until_s=seconds):
+    for event in paced(floor.present(speed), 1.0, poster.wait, until_s=seconds):
         poster.add(encode_event(event))
         sent += 1
     poster.close()
@@ -259,7 +278,6 @@ def alert_text(f: Mapping[str, Any]) -> str:
 def _pages(console: Console, api: str, worker_port: int, linger: float | None) -> None:
     """The floor page's URL and a round page's with a finding (a wrong payout when the run
     has one), each answered 200 before it is printed; then serve them a while."""
-    import sys
     import urllib.request
 
     rows = worker_query(
@@ -280,13 +298,28 @@ def _pages(console: Console, api: str, worker_port: int, linger: float | None) -
         with urllib.request.urlopen(url, timeout=30) as reply:
             status = reply.status
         console.print(f"[bold]{what}[/]: {url}  [dim]({status})[/]")
-    if linger is None and sys.stdin.isatty():
-        console.print("[dim]served until you press Enter[/]")
-        with contextlib.suppress(EOFError, KeyboardInterrupt):
-            input()
-    elif linger:
-        console.print(f"[dim]served for {linger:g} s more[/]")
+    _linger(console, linger)
+
+
+def _linger(console: Console, linger: float | None) -> None:
+    """Keep serving: ``linger`` seconds; with none, on a terminal, until Ctrl-C (unless
+    SIGINT is ignored: started in the background). Ctrl-C ends the wait: the run goes on
+    to stop its children and verify. A second Ctrl-C, while they stop, aborts."""
+    if linger is None:
+        if not sys.stdin.isatty() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            return
+        console.print("[dim]served until Ctrl-C[/]")
+    elif linger > 0:
+        console.print(f"[dim]served for {linger:g} s more (Ctrl-C stops sooner)[/]")
+    else:
+        return
+    try:
+        if linger is None:
+            while True:
+                time.sleep(3600)
         time.sleep(linger)
+    except KeyboardInterrupt:
+        console.print("\n[bold]Ctrl-C[/]: stopping (once more to abort)")
 
 
 def _wait_until_caught_up(port: int, sent: int, timeout: float = 120) -> None:
