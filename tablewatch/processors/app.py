@@ -325,9 +325,13 @@ class Worker:
             await topic.maybe_declare()
         if self.processor.signer is not None:
             await self.checkpoints_topic.maybe_declare()
+        await self._changelog_partitions()
+        self._topics_ready.set()
+
+    async def _changelog_partitions(self) -> None:
+        """Wait until the producer's metadata has the changelog topic's partitions."""
         producer = self.app.producer._ensure_producer()  # type: ignore[attr-defined]
         await producer.partitions_for(self.state.changelog_topic.get_topic_name())
-        self._topics_ready.set()
 
     def _flush_due(self) -> bool:
         if self.processor.pending() >= self.settings.flush_size:
@@ -389,6 +393,12 @@ class Worker:
         Faust would only buffer the message (see :mod:`.batch_writer`).
         """
         table = self.state
+        # The producer picks a snapshot's partition from its metadata, at once and without
+        # asking the broker (eager partitioning). A metadata response in which the changelog
+        # topic carried an error (a leader being elected) drops the topic from it until the
+        # next refresh, minutes later: every send would raise TypeError until then. Asked
+        # here, a known topic costs nothing and a dropped one is fetched again.
+        await self._changelog_partitions()
         sent = []
         for table_id, data in snapshots.items():
             key = table_id.encode()
