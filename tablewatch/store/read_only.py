@@ -83,6 +83,8 @@ READABLE = frozenset(
         "table_paytables_v",
         "alert_events",
         "alert_events_v",
+        "case_events",
+        "cases_v",
     }
 )
 # Functions that read outside the product's tables: files, dictionaries, Join tables,
