@@ -135,7 +135,8 @@ PRIVATE = [
     Private(faust_transport.Transport, "__init__", "called by SteppedDeliveryApp._new_transport",
             "(self, url: List[yarl.URL], app: faust.types.app.AppT, "
             "loop: Optional[asyncio.events.AbstractEventLoop] = None) -> None"),
-    Private(aiokafka_driver.Producer, "_ensure_producer", "called by app.Worker._changelog_partitions",
+    Private(aiokafka_driver.Producer, "_ensure_producer",
+            "called by app.Worker._changelog_partitions",
             "(self) -> aiokafka.producer.producer.AIOKafkaProducer"),
     Private(aiokafka.AIOKafkaProducer, "partitions_for",
             "called by app.Worker._changelog_partitions (before the first flush and each save)",
