@@ -29,6 +29,8 @@ class Permission(StrEnum):
     ACK_ALERT = "ack_alert"  # acknowledge an alert (POST /api/v1/alerts/{id}/ack)
     RECORD_NOTIFIED = "record_notified"  # the alerter's webhook (POST .../alertmanager/notified)
     READ_ACCESS_LOG = "read_access_log"  # read access_log through the query endpoints
+    WORK_CASES = "work_cases"  # claim, release, note, bookmark, link, close, reopen a case
+    READ_CASES = "read_cases"  # read cases (a floor manager: its pits' only)
 
 
 PERMISSIONS: Final[Mapping[Permission, frozenset[Role]]] = MappingProxyType(
@@ -38,6 +40,10 @@ PERMISSIONS: Final[Mapping[Permission, frozenset[Role]]] = MappingProxyType(
         Permission.ACK_ALERT: frozenset({Role.FLOOR_MANAGER, Role.ADMIN}),
         Permission.RECORD_NOTIFIED: frozenset({Role.ALERTMANAGER, Role.ADMIN}),
         Permission.READ_ACCESS_LOG: frozenset({Role.ADMIN}),
+        Permission.WORK_CASES: frozenset({Role.SURVEILLANCE, Role.ADMIN}),
+        Permission.READ_CASES: frozenset(
+            {Role.AUDITOR, Role.SURVEILLANCE, Role.FLOOR_MANAGER, Role.ADMIN}
+        ),
     }
 )
 

@@ -78,6 +78,8 @@ def test_the_permission_map() -> None:
         Permission.ACK_ALERT: {Role.FLOOR_MANAGER, Role.ADMIN},
         Permission.READ_ACCESS_LOG: {Role.ADMIN},
         Permission.RECORD_NOTIFIED: {Role.ALERTMANAGER, Role.ADMIN},
+        Permission.WORK_CASES: {Role.SURVEILLANCE, Role.ADMIN},
+        Permission.READ_CASES: {Role.AUDITOR, Role.SURVEILLANCE, Role.FLOOR_MANAGER, Role.ADMIN},
     }
     assert set(PERMISSIONS) == set(Permission)  # every permission is granted to someone
     assert all(allowed(Role.ADMIN, p) for p in Permission)
