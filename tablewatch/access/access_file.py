@@ -9,6 +9,7 @@ principals:
   token_hash: sha256:5e88...   # 64 hex digits
   created: '2026-12-01T10:00:00Z'
   expires: '2027-01-31T00:00:00Z'   # optional: refused from this instant on
+  pits: [A, B]                       # optional: a floor manager reads these pits' cases
 ```
 
 A file that is not exactly this is refused, with its line and the reason: an unknown key
@@ -37,7 +38,8 @@ from tablewatch.access.tokens import HASH_FORMAT
 FORMAT_VERSION: Final = 1
 NAME_FORMAT: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 ENV_VAR: Final = "TABLEWATCH_ACCESS_FILE"
-_ENTRY_KEYS: Final = ("name", "role", "token_hash", "created", "expires")
+_ENTRY_KEYS: Final = ("name", "role", "token_hash", "created", "expires", "pits")
+PIT_FORMAT: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.:/-]{0,63}$")
 _REQUIRED: Final = ("name", "role", "token_hash", "created")
 _HEADER: Final = (
     "# TableWatch access file (tablewatch access add | list | revoke).\n"
@@ -69,6 +71,7 @@ class AccessEntry:
     token_hash: str  # sha256:<hex>
     created: datetime  # UTC
     expires: datetime | None = None  # UTC; refused from this instant on
+    pits: tuple[str, ...] = ()  # a floor manager reads the cases of these pits only
 
     def expired(self, now: datetime) -> bool:
         return self.expires is not None and now >= self.expires
@@ -88,6 +91,8 @@ class AccessFile:
         if any(e.token_hash == entry.token_hash for e in self.entries):
             raise ValueError("that token hash is already in the file")
         _check_name(entry.name)
+        for pit in entry.pits:
+            _check_pit(pit)
         if not HASH_FORMAT.match(entry.token_hash):
             raise ValueError("a token hash is sha256: and 64 lower-case hex digits")
         return replace(self, entries=(*self.entries, entry))
@@ -227,7 +232,23 @@ class _Reader:
         if created is None:
             raise self.fail(fields["created"], "created must be a time")
         expires = self.moment(fields["expires"], "expires") if "expires" in fields else None
-        return AccessEntry(name, role, token_hash, created, expires)
+        pits = self.pits(fields["pits"]) if "pits" in fields else ()
+        return AccessEntry(name, role, token_hash, created, expires, pits)
+
+    def pits(self, node: yaml.Node) -> tuple[str, ...]:
+        if not isinstance(node, yaml.SequenceNode):
+            raise self.fail(node, "pits must be a list of pit names ([A, B])")
+        pits: list[str] = []
+        for item in node.value:
+            pit = self.text(item, "a pit")
+            try:
+                _check_pit(pit)
+            except ValueError as exc:
+                raise self.fail(item, str(exc)) from None
+            if pit in pits:
+                raise self.fail(item, f"pit {pit!r} is listed twice")
+            pits.append(pit)
+        return tuple(pits)
 
     def mapping(self, node: yaml.Node, what: str, keys: tuple[str, ...]) -> dict[str, yaml.Node]:
         if not isinstance(node, yaml.MappingNode):
@@ -273,6 +294,14 @@ def _line(node: yaml.Node | None) -> int | None:
     return node.start_mark.line + 1 if node is not None else None
 
 
+def _check_pit(pit: str) -> None:
+    if not PIT_FORMAT.match(pit):
+        raise ValueError(
+            f"pit {pit!r}: 1 to 64 letters, digits, spaces and _ . : / - (starting with a "
+            "letter or digit)"
+        )
+
+
 def _check_name(name: str) -> None:
     if not NAME_FORMAT.match(name):
         raise ValueError(
@@ -287,7 +316,7 @@ def _check_name(name: str) -> None:
 def dumps(access: AccessFile) -> str:
     principals = []
     for entry in access.entries:
-        item: dict[str, str] = {
+        item: dict[str, str | list[str]] = {
             "name": entry.name,
             "role": entry.role.value,
             "token_hash": entry.token_hash,
@@ -295,6 +324,8 @@ def dumps(access: AccessFile) -> str:
         }
         if entry.expires is not None:
             item["expires"] = format_time(entry.expires)
+        if entry.pits:
+            item["pits"] = list(entry.pits)
         principals.append(item)
     body = yaml.safe_dump(
         {"version": FORMAT_VERSION, "principals": principals},

@@ -37,6 +37,7 @@ class Principal:
     role: Role
     expires: datetime | None = None
     method: str = "token"  # how it was authenticated: "token", "oidc", ...
+    pits: tuple[str, ...] = ()  # a floor manager: the pits whose cases it reads
 
 
 class Unauthenticated(Exception):
@@ -94,7 +95,7 @@ class TokenAuthenticator:
         if found.expired(self._clock()):
             assert found.expires is not None
             raise Unauthenticated(f"the token expired at {format_time(found.expires)}")
-        return Principal(found.name, found.role, found.expires, "token")
+        return Principal(found.name, found.role, found.expires, "token", found.pits)
 
 
 class FileTokenAuthenticator:

@@ -74,7 +74,14 @@ def access() -> None:
     default=None,
     help="When the token stops working: a date (its midnight UTC) or an ISO 8601 time.",
 )
-def add(path: Path, name: str, role: str, expires: str | None) -> None:
+@click.option(
+    "--pit",
+    "pits",
+    multiple=True,
+    help="A pit whose cases a floor_manager reads (repeat for several); a floor manager "
+    "without one reads no case.",
+)
+def add(path: Path, name: str, role: str, expires: str | None, pits: tuple[str, ...]) -> None:
     """Make a token for NAME with ROLE; print it once (the file keeps its hash only)."""
     now = utc_now().replace(microsecond=0)
     until: datetime | None = None
@@ -88,7 +95,10 @@ def add(path: Path, name: str, role: str, expires: str | None) -> None:
     current = _load(path, missing_ok=True)
     token = new_token()
     try:
-        updated = current.with_entry(AccessEntry(name, Role(role), hash_token(token), now, until))
+        entry = AccessEntry(
+            name, Role(role), hash_token(token), now, until, tuple(dict.fromkeys(pits))
+        )
+        updated = current.with_entry(entry)
     except ValueError as exc:
         _fail(str(exc))
     try:
@@ -96,6 +106,8 @@ def add(path: Path, name: str, role: str, expires: str | None) -> None:
     except OSError as exc:
         _fail(f"{path}: cannot be written: {exc.strerror or exc}")
     ending = f", expires {format_time(until)}" if until else ", no expiry"
+    if pits:
+        ending += f", pits {', '.join(dict.fromkeys(pits))}"
     click.echo(f"{name} ({role}) added to {path}{ending}. The token, shown once:", err=True)
     click.echo(token)
 

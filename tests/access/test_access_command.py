@@ -105,3 +105,20 @@ def test_a_bad_file_is_refused_with_its_line(tmp_path: Path) -> None:
         assert result.exit_code == 2, (args, result.output)
         assert f"{path}:5: unknown key 'token' in a principal" in result.stderr
     assert "token: tw_x" in path.read_text()  # left as it was
+
+
+def test_add_with_pits_gives_the_principal_its_pits(tmp_path: Path) -> None:
+    path = tmp_path / "access.yaml"
+    added = tablewatch(
+        "access", "add", "--file", str(path), "--name", "fm", "--role", "floor_manager",
+        "--pit", "A", "--pit", "B", "--pit", "A",
+    )  # fmt: skip
+    assert added.exit_code == 0, added.output
+    assert "pits A, B" in added.stderr
+    assert load(path).entries[0].pits == ("A", "B")
+    principal = TokenAuthenticator(load(path)).check(added.stdout.strip())
+    assert (principal.name, principal.role, principal.pits) == (
+        "fm",
+        Role.FLOOR_MANAGER,
+        ("A", "B"),
+    )

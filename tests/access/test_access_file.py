@@ -126,6 +126,10 @@ BAD = [
     (HEAD + "- name: alice\n  role: auditor\n", 3, "a principal without token_hash"),
     (HEAD + _entry() + _entry(token_hash=H2), 7, "'alice' is listed twice (line 3)"),
     (HEAD + _entry() + _entry(name="bob"), 7, "the token hash of line 3 is given again"),
+    (HEAD + _entry(pits="A"), 7, "pits must be a list of pit names"),
+    (HEAD + _entry(pits="[A, A]"), 7, "pit 'A' is listed twice"),
+    (HEAD + _entry(pits="['-x']"), 7, "pit '-x'"),
+    (HEAD + _entry(pits="[[A]]"), 7, "a pit must be a string"),
 ]
 
 
@@ -163,3 +167,15 @@ def test_adding_and_removing() -> None:
     assert access.without("alice") == AccessFile()
     with pytest.raises(KeyError):
         access.without("bob")
+
+
+def test_pits_written_and_read_back(tmp_path: Path) -> None:
+    path = tmp_path / "access.yaml"
+    fm = AccessEntry("fm", Role.FLOOR_MANAGER, H1, CREATED, pits=("A", "High Limit"))
+    save(path, AccessFile((fm, AccessEntry("sam", Role.SURVEILLANCE, H2, CREATED))))
+    assert "pits:" in path.read_text()
+    read = load(path)
+    assert read.entries[0].pits == ("A", "High Limit")
+    assert read.entries[1].pits == ()
+    with pytest.raises(ValueError, match="pit '-x'"):
+        AccessFile().with_entry(AccessEntry("x", Role.FLOOR_MANAGER, H1, CREATED, pits=("-x",)))
