@@ -30,6 +30,11 @@ COMMANDS = {
         "tablewatch.commands.audit:audit",
         "Judge every round in FILES (JSON Lines, tables interleaved) and print the findings.",
     ),
+    "cases": LazyCommand(
+        "tablewatch.commands.cases:cases",
+        "Casework: the queue of findings' cases; claim, note, close, reopen (serve-api).",
+        rules=False,
+    ),
     "db": LazyCommand(
         "tablewatch.commands.db:db",
         "The ClickHouse store of events, judged rounds and findings.",
