@@ -19,6 +19,8 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from tablewatch.access.gate import Gate
+from tablewatch.api.case_actions import CaseActions
 from tablewatch.api.reads import BadCursor
 from tablewatch.api.sources import RowSource, SourceBusy, SourceError, SourceUnavailable
 
@@ -35,10 +37,17 @@ class NotFound(Exception):
 
 
 def create_app(
-    source: RowSource, *, described_as: str = "", alerter_url: str | None = None
+    source: RowSource,
+    *,
+    described_as: str = "",
+    alerter_url: str | None = None,
+    gate: Gate | None = None,
+    case_actions: CaseActions | None = None,
 ) -> FastAPI:
     """The app over ``source``; ``described_as`` says where it reads (``/health``);
-    ``alerter_url``: acknowledgements forwarded to the alerter (``routes/alerts.py``)."""
+    ``alerter_url``: acknowledgements forwarded to the alerter (``routes/alerts.py``);
+    ``gate``: who calls the casework routes (serve-api's access file; without one they
+    answer 503); ``case_actions``: where case commands are decided (``case_actions.py``)."""
     from importlib.metadata import version
 
     from tablewatch.api.routes import findings, health, pages, replays, rounds, tables
@@ -50,6 +59,12 @@ def create_app(
     )
     app.state.source = source
     app.state.described_as = described_as
+    app.state.gate = gate
+    app.state.case_actions = case_actions
+    from tablewatch.api.routes import cases, session
+
+    for module in (cases, session):
+        app.include_router(module.router)
     for module in (health, findings, rounds, tables, replays, pages):
         app.include_router(module.router)
     if alerter_url is not None:

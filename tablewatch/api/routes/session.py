@@ -1,0 +1,96 @@
+"""``/login`` and ``/logout``: the pages' session, a cookie holding the caller's token.
+
+``POST /login`` checks the token against serve-api's access file and sets the cookie
+``tablewatch_session`` (HttpOnly: no script reads it; SameSite=Strict: no other site's
+page sends it; Secure over HTTPS); the casework routes accept it as they accept
+``Authorization: Bearer`` (:mod:`tablewatch.api.callers`). ``POST /logout`` clears it.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from tablewatch.access.authenticate import AccessUnavailable, Unauthenticated
+from tablewatch.api.callers import SESSION_COOKIE, gate_of
+from tablewatch.api.routes.pages import _page
+
+router = APIRouter(include_in_schema=False)
+MAX_FORM_BYTES: Final = 8 * 1024
+
+
+def _next(target: str | None) -> str:
+    """Where to go after signing in: a path of this site only (never //host or a URL)."""
+    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+        return target
+    return "/"
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, next: str = "/") -> HTMLResponse:
+    return _page(request, "login.html", next=_next(next), reason=None, signed_in=None)
+
+
+@router.post("/login")
+async def login(request: Request) -> Response:
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return _page(
+                request, "login.html", 413, next="/", signed_in=None, reason="the form is too large"
+            )
+    form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=10)
+    token = (form.get("token") or [""])[0].strip()
+    target = _next((form.get("next") or ["/"])[0])
+    gate = gate_of(request)
+    if gate is None or gate.authenticator is None:
+        return _page(
+            request,
+            "login.html",
+            503,
+            next=target,
+            signed_in=None,
+            reason="sign-in is off: serve-api was started without an access file",
+        )
+    try:
+        principal = await gate.authenticator.authenticate(token)
+    except Unauthenticated as exc:
+        return _page(
+            request,
+            "login.html",
+            401,
+            next=target,
+            signed_in=None,
+            reason=f"not signed in: {exc.reason}",
+        )
+    except AccessUnavailable as exc:
+        return _page(
+            request,
+            "login.html",
+            503,
+            next=target,
+            signed_in=None,
+            reason=f"not signed in: {exc.reason}",
+        )
+    answer = RedirectResponse(target, status_code=303)
+    answer.set_cookie(
+        SESSION_COOKIE,
+        token,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/",
+        expires=principal.expires,
+    )
+    return answer
+
+
+@router.post("/logout")
+def logout(request: Request) -> Response:
+    answer = RedirectResponse("/login", status_code=303)
+    answer.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+    return answer
