@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 
 from tablewatch import safe_yaml
+from tablewatch.casework.dispositions import DEFAULT_DISPOSITIONS, dispositions_refusal
 from tablewatch.rules.checks.catalog import CHECKS
 
 SEVERITIES = ("low", "medium", "high", "critical")  # in rising order
@@ -130,6 +131,8 @@ class AlertRules:
     timing: Timing = field(default_factory=Timing)
     smtp: Smtp = field(default_factory=Smtp)
     source: str = "<rules>"
+    # what a case is closed with (casework: {dispositions: [...]}; tablewatch/casework)
+    dispositions: tuple[str, ...] = DEFAULT_DISPOSITIONS
 
     def pit_of(self, table_id: str, configured: str | None = None) -> str:
         """The first pit whose tables name ``table_id``; else the pit the table
@@ -290,7 +293,7 @@ class _Reader:
 
 TOP_KEYS = (
     "timezone", "auditor_url", "smtp", "timing", "contacts", "shifts", "pits",
-    "fallback", "escalation", "silence", "rules",
+    "fallback", "escalation", "silence", "rules", "casework",
 )  # fmt: skip
 
 
@@ -426,6 +429,7 @@ def _build(r: _Reader, top: dict[str, _Node], root: _Node, source: str) -> Alert
         auditor = (r.text(top["auditor_url"], "auditor_url", _URL) or auditor).rstrip("/")
     timing = _timing(r, top["timing"]) if "timing" in top else Timing()
     smtp = _smtp(r, top["smtp"]) if "smtp" in top else Smtp()
+    dispositions = _dispositions(r, top["casework"]) if "casework" in top else None
     if r.problems:
         return None
     return AlertRules(
@@ -433,7 +437,23 @@ def _build(r: _Reader, top: dict[str, _Node], root: _Node, source: str) -> Alert
         rules=rules, escalation_s=tuple(escalation), silence_s=silence_s,
         silence_tables=silence_tables, timezone=zone, auditor_url=auditor,
         timing=timing, smtp=smtp, source=source,
+        dispositions=dispositions or DEFAULT_DISPOSITIONS,
     )  # fmt: skip
+
+
+def _dispositions(r: _Reader, node: _Node) -> tuple[str, ...] | None:
+    """``casework: {dispositions: [...]}``: the list a case is closed with."""
+    listed = r.mapping(node, "casework", ("dispositions",)).get("dispositions")
+    if listed is None:
+        if isinstance(node.value, dict):
+            r.problem(node, "casework.dispositions", "is required")
+        return None
+    items = r.items(listed, "casework.dispositions")
+    problem = dispositions_refusal([item.value for item in items])
+    if problem is not None:
+        r.problem(listed, "casework.dispositions", problem)
+        return None
+    return tuple(str(item.value) for item in items)
 
 
 def _contacts(r: _Reader, node: _Node) -> dict[str, Contact]:

@@ -118,7 +118,7 @@ def test_unknown_keys_check_codes_and_missing_sections_are_refused() -> None:
     text = text.replace("fallback: [sm]\n", "fallback: [sm]\nescalate: [1m]\n")
     assert refused(text) == [
         "alerts.yaml:12: file.escalate: unknown key (known: timezone, auditor_url, smtp, timing, "
-        "contacts, shifts, pits, fallback, escalation, silence, rules)",
+        "contacts, shifts, pits, fallback, escalation, silence, rules, casework)",
         "alerts.yaml:16: rules[0].checks[0]: 'WRONG_PAYOT' is no check code",
     ]
     assert refused("contacts:\n  pm: {email: pm@casino.test}\n") == [
@@ -150,3 +150,21 @@ def test_a_contact_nobody_can_reach_and_a_bad_address_are_refused() -> None:
 def test_a_file_that_cannot_be_read_is_refused_naming_it(tmp_path: Path) -> None:
     with pytest.raises(RulesError, match=r"missing.yaml: cannot be read"):
         load_rules(tmp_path / "missing.yaml")
+
+
+def test_casework_dispositions_configured_or_the_default() -> None:
+    from tablewatch.casework.dispositions import DEFAULT_DISPOSITIONS
+
+    assert parse_rules(GOOD).dispositions == DEFAULT_DISPOSITIONS
+    configured = parse_rules(GOOD + "casework:\n  dispositions: [confirmed, not an error]\n")
+    assert configured.dispositions == ("confirmed", "not an error")
+    assert refused(GOOD + "casework:\n  dispositions: []\n") == [
+        "alerts.yaml:17: casework.dispositions: the list is empty: give at least one disposition"
+    ]
+    assert refused(GOOD + "casework:\n  dispositions: [a, a]\n") == [
+        "alerts.yaml:17: casework.dispositions: item 2 ('a') is given twice"
+    ]
+    assert refused(GOOD + "casework:\n  disposition: [a]\n") == [
+        "alerts.yaml:16: casework.dispositions: is required",
+        "alerts.yaml:17: casework.disposition: unknown key (known: dispositions)",
+    ]
