@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import ipaddress
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from tablewatch.commands.options import dsn_option
 
+if TYPE_CHECKING:
+    from tablewatch.access.gate import Gate
+    from tablewatch.api.case_actions import CaseActions
+
 EXIT_ERROR = 2
 TOKEN_ENV = "TABLEWATCH_API_TOKEN"
+ACCESS_ENV = "TABLEWATCH_ACCESS_FILE"
 WORKER_ENV = "TABLEWATCH_API_WORKER"
 
 
@@ -56,6 +63,23 @@ WORKER_ENV = "TABLEWATCH_API_WORKER"
     help="The alerter's URL (http://127.0.0.1:8095): serve POST /api/v1/alerts/{id}/ack, "
     "forwarded to it.",
 )
+@click.option(
+    "--access-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar=ACCESS_ENV,
+    show_envvar=True,
+    help="The access file (tablewatch access add): who may read and work cases "
+    "(/api/v1/cases..., /login). Without one the case routes answer 503.",
+)
+@click.option(
+    "--rules",
+    "rules_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="TABLEWATCH_ALERT_RULES",
+    show_envvar=True,
+    help="The alert rules YAML: its casework.dispositions is the list a case is closed "
+    "with (with --dsn; with --worker the worker's desk decides).",
+)
 @click.option("--log-level", default="warning", show_default=True)
 def serve_api(
     host: str,
@@ -67,9 +91,12 @@ def serve_api(
     max_round_events: int,
     public: bool,
     alerter_url: str | None,
+    access_file: Path | None,
+    rules_path: Path | None,
     log_level: str,
 ) -> None:
-    """Serve the auditor API (/api/v1/...) and pages (/, /findings ...), read-only."""
+    """Serve the auditor API (/api/v1/...) and pages (/, /findings ...): read-only but for
+    casework (/api/v1/cases..., with --access-file), whose steps the desk writes."""
     import uvicorn
 
     from tablewatch.api.app import create_app
@@ -110,6 +137,7 @@ def serve_api(
             sys.exit(EXIT_ERROR)
         source = ReaderPool(lambda: open_product_reader(dsn), size=readers)
         where = redact(dsn)
+    gate, case_actions = _casework(access_file, rules_path, worker_url, dsn)
     try:
         source.run("SELECT count() FROM rounds_v WHERE 0")
         source.run("SELECT count() FROM tables_v WHERE 0")
@@ -119,10 +147,53 @@ def serve_api(
             hint = " (a store not migrated: `tablewatch db migrate`, or start the worker once)"
         err(f"tablewatch serve-api: cannot read {where}: {exc.reason}{hint}", err=True)
         sys.exit(EXIT_ERROR)
-    app = create_app(source, described_as=where, alerter_url=alerter_url)
+    app = create_app(
+        source, described_as=where, alerter_url=alerter_url, gate=gate, case_actions=case_actions
+    )
     app.state.max_round_events = max_round_events
     err(f"tablewatch serve-api: http://{host}:{port}/ reading {where}", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
+
+
+def _casework(
+    access_file: Path | None, rules_path: Path | None, worker_url: str | None, dsn: str
+) -> tuple[Gate | None, CaseActions | None]:
+    """Who calls the case routes, and where their commands are decided: the worker's desk
+    (--worker), or a desk of this process writing the store (--dsn)."""
+    from tablewatch.access.access_file import AccessFileError
+    from tablewatch.access.authenticate import FileTokenAuthenticator
+    from tablewatch.access.gate import Gate
+    from tablewatch.api.case_actions import DeskActions, WorkerActions
+    from tablewatch.casework.desk import CaseDesk
+    from tablewatch.casework.dispositions import DEFAULT_DISPOSITIONS
+    from tablewatch.store.client import StoreError, connect
+
+    gate = None
+    if access_file is not None:
+        try:
+            gate = Gate(FileTokenAuthenticator(access_file))
+        except AccessFileError as exc:
+            click.echo(f"tablewatch serve-api: --access-file: {exc}", err=True)
+            sys.exit(EXIT_ERROR)
+    dispositions: tuple[str, ...] = DEFAULT_DISPOSITIONS
+    if rules_path is not None:
+        from tablewatch.alerts.rules_file import RulesError, load_rules
+
+        try:
+            dispositions = load_rules(rules_path).dispositions
+        except RulesError as exc:
+            click.echo(f"tablewatch serve-api: --rules: {'; '.join(exc.problems)}", err=True)
+            sys.exit(EXIT_ERROR)
+    if worker_url:
+        return gate, WorkerActions(worker_url)
+    try:
+        desk = CaseDesk(connect(dsn), dispositions)
+    except StoreError as exc:
+        click.echo(
+            f"tablewatch serve-api: the casework desk cannot open the store: {exc}", err=True
+        )
+        sys.exit(EXIT_ERROR)
+    return gate, DeskActions(desk)
 
 
 def _loopback(host: str) -> bool:
