@@ -20,8 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from tablewatch.access.authenticate import Principal
 from tablewatch.casework.desk import CaseDesk
-from tablewatch.casework.model import Actor, Refusal
-from tablewatch.casework.wire import BodyRefused, case_json, command_of
+from tablewatch.casework.model import Actor
 
 Answer = tuple[int, dict[str, Any]]
 
@@ -39,22 +38,8 @@ class DeskActions:
     async def act(
         self, finding_id: str, action: str, body: bytes, principal: Principal, token: str
     ) -> Answer:
-        return await run_in_threadpool(decide_on_desk, self.desk, finding_id, action, body,
-                                       principal)  # fmt: skip
-
-
-def decide_on_desk(
-    desk: CaseDesk, finding_id: str, action: str, body: bytes, principal: Principal
-) -> Answer:
-    """The answer of ``desk`` to ``action`` with ``body`` by ``principal`` (blocking)."""
-    try:
-        command = command_of(action, body)
-    except BodyRefused as refused:
-        return refused.status, {"detail": refused.reason}
-    outcome = desk.act(finding_id, command, Actor(principal.name, principal.role))
-    if isinstance(outcome, Refusal):
-        return outcome.status, {"detail": outcome.reason}
-    return 200, case_json(outcome.case)
+        actor = Actor(principal.name, principal.role)
+        return await run_in_threadpool(self.desk.answer, finding_id, action, body, actor)
 
 
 class WorkerActions:

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from clickhouse_connect.driver.client import Client
 
@@ -32,6 +33,7 @@ from tablewatch.casework.model import (
     decide,
 )
 from tablewatch.casework.rows import CASE_EVENTS, COLUMNS, insert_row
+from tablewatch.casework.wire import BodyRefused, case_json, command_of
 from tablewatch.store.read_only import Answer
 
 
@@ -91,3 +93,17 @@ class CaseDesk:
                 return Decided(outcome.case, None)
             self.client.insert(CASE_EVENTS, [insert_row(outcome)], column_names=list(COLUMNS))
             return Decided(outcome.case, outcome)
+
+    def answer(
+        self, finding_id: str, action: str, body: bytes, actor: Actor
+    ) -> tuple[int, dict[str, Any]]:
+        """The HTTP answer to ``action`` with the JSON ``body`` by ``actor``: 200 and the
+        case's JSON, or the refusal's status and ``{"detail": reason}``."""
+        try:
+            command = command_of(action, body)
+        except BodyRefused as refused:
+            return refused.status, {"detail": refused.reason}
+        outcome = self.act(finding_id, command, actor)
+        if isinstance(outcome, Refusal):
+            return outcome.status, {"detail": outcome.reason}
+        return 200, case_json(outcome.case)

@@ -56,6 +56,16 @@ from tablewatch.topics import CHECKPOINTS, PARTITIONS, Topics
     "access control is off and only 127.0.0.1 is served.",
 )
 @click.option(
+    "--rules",
+    "rules_path",
+    envvar="TABLEWATCH_ALERT_RULES",
+    show_envvar=True,
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The alert rules YAML: its casework.dispositions is the list a case is closed with "
+    "(POST /cases/...; the default list without it).",
+)
+@click.option(
     "--silence-minutes",
     default=15.0,
     show_default=True,
@@ -170,6 +180,7 @@ def worker(
     web_port: int,
     web_host: str,
     access_file: Path | None,
+    rules_path: Path | None,
     silence_minutes: float,
     flush_ms: int,
     data_dir: Path,
@@ -208,6 +219,7 @@ def worker(
         checkpoint_minutes=checkpoint_minutes,
         checkpoints_topic=f"{topics_prefix}{CHECKPOINTS}",
         manifest_file=manifest_file,
+        dispositions=_dispositions(rules_path),
     )
     if manifest_file is not None and checkpoint_key is None:
         click.echo("tablewatch worker: --manifest-file needs --checkpoint-key", err=True)
@@ -220,3 +232,18 @@ def worker(
     wait_for_kafka_or_exit(kafka, kafka_wait)
     sys.argv = [sys.argv[0], "worker"]  # faust's own command line: just "worker"
     app.run()
+
+
+def _dispositions(rules_path: Path | None) -> tuple[str, ...]:
+    """The dispositions of the alert rules at ``rules_path`` (the default list: None)."""
+    from tablewatch.casework.dispositions import DEFAULT_DISPOSITIONS
+
+    if rules_path is None:
+        return DEFAULT_DISPOSITIONS
+    from tablewatch.alerts.rules_file import RulesError, load_rules
+
+    try:
+        return load_rules(rules_path).dispositions
+    except RulesError as exc:
+        click.echo(f"tablewatch worker: --rules: {'; '.join(exc.problems)}", err=True)
+        sys.exit(2)

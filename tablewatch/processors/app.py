@@ -31,6 +31,7 @@ from faust.types import TP, AppT, EventT, Message
 from kafka.partitioner.default import murmur2
 from mode import ServiceT
 
+from tablewatch.casework.desk import CaseDesk
 from tablewatch.config_file import load_config, table_entries
 from tablewatch.integrity.checkpoints import CheckpointPolicy, publish_key
 from tablewatch.integrity.keys import load_signer
@@ -163,6 +164,8 @@ class Worker:
         self.writer = StoreWriter(self.store)
         self.store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
         self.access.install(self.app, self.store, self.store_thread)  # access_log, written here
+        # casework: the one desk deciding case steps, writing them on the store thread
+        self.cases = CaseDesk(self.store, settings.dispositions)
         # the /query view's threads, each with a read-only client of its own
         limits = settings.query_limits
         self.queries = QueryPool(

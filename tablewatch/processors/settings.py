@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tablewatch.casework.dispositions import DEFAULT_DISPOSITIONS
 from tablewatch.kafka_access import KafkaAccess
 from tablewatch.store.client import DEFAULT_DSN
 from tablewatch.store.query_limits import QueryLimits
@@ -41,3 +42,5 @@ class WorkerSettings:
     # topic, and to the append-only file when one is named
     checkpoints_topic: str = CHECKPOINTS
     manifest_file: Path | None = None
+    # what a case is closed with (the alert rules' casework.dispositions)
+    dispositions: tuple[str, ...] = DEFAULT_DISPOSITIONS

@@ -1,4 +1,5 @@
-"""The worker's web views: health, metrics, and read-only queries of its embedded store.
+"""The worker's web views: health, metrics, read-only queries of its embedded store, and
+the casework commands its desk decides (the one process writing that store).
 
 The embedded ClickHouse (chdb) lives inside the worker process, so while the
 worker runs, other commands read it through ``GET /query?sql=...`` here.
@@ -6,8 +7,10 @@ worker runs, other commands read it through ``GET /query?sql=...`` here.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping
+from concurrent.futures import Executor
 from typing import Any, Protocol, cast
 
 from faust.tables.manager import TableManager
@@ -16,6 +19,8 @@ from faust.web import Request, Response, View
 from tablewatch.access.authenticate import Principal
 from tablewatch.access.log import AccessOutcome, Entry
 from tablewatch.access.roles import Permission, extra_tables
+from tablewatch.casework.desk import CaseDesk
+from tablewatch.casework.model import Actor
 from tablewatch.processors.access_control import WorkerAccess
 from tablewatch.processors.ack_order import InOrderAcks
 from tablewatch.processors.batch_writer import BatchWriter
@@ -59,6 +64,12 @@ class WorkerView(Protocol):
 
     @property
     def delay_s(self) -> float: ...  # the last message's time since it was produced
+
+    @property
+    def cases(self) -> CaseDesk: ...  # decides and writes case steps, on the store thread
+
+    @property
+    def store_thread(self) -> Executor: ...  # the one thread that uses the writing client
 
 
 def install_views(worker: WorkerView) -> None:
@@ -109,6 +120,42 @@ def install_views(worker: WorkerView) -> None:
             return web.json({"columns": result.columns, "rows": rows})
 
         return await worker.access.serve(web, request, Permission.QUERY, sql, answer)
+
+    @app.page("/cases/{finding_id}/{action}")
+    class CaseCommand(View):
+        """``POST /cases/{finding_id}/{action}``: a casework command (``docs/casework.md``),
+        decided by the worker's desk as the caller (permission ``work_cases``)."""
+
+        async def post(self, request: Request, finding_id: str, action: str) -> Response:
+            return await case_command(worker, self, request, finding_id, action)
+
+
+async def case_command(
+    worker: WorkerView, web: View, request: Request, finding_id: str, action: str
+) -> Response:
+    """A case command by the caller (its token's principal), decided on the store thread."""
+
+    async def answer(principal: Principal | None, entry: Entry) -> Response:
+        if principal is None:
+            reason = "casework needs access control: start the worker with --access-file"
+            entry.set(AccessOutcome.REFUSED, 503, reason)
+            return web.json({"detail": reason}, status=503)
+        kind = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            reason = "a request that changes a case must be Content-Type: application/json"
+            entry.set(AccessOutcome.REFUSED, 415, reason)
+            return web.json({"detail": reason}, status=415)
+        body = await cast(Any, request).read()
+        actor = Actor(principal.name, principal.role)
+        status, answered = await asyncio.get_running_loop().run_in_executor(
+            worker.store_thread, worker.cases.answer, finding_id, action, bytes(body), actor
+        )
+        if status != 200:
+            entry.set(AccessOutcome.REFUSED, status, str(answered.get("detail", "")))
+        return web.json(answered, status=status)
+
+    what = f"POST /cases/{finding_id[:200]}/{action[:20]}"
+    return await worker.access.serve(web, request, Permission.WORK_CASES, what, answer)
 
 
 # a statement the engine stopped: over its time (cancelled), its result or memory limits
