@@ -50,7 +50,7 @@ def create_app(
     answer 503); ``case_actions``: where case commands are decided (``case_actions.py``)."""
     from importlib.metadata import version
 
-    from tablewatch.api.routes import findings, health, pages, replays, rounds, tables
+    from tablewatch.api.routes import findings, health, pages, replays, rounds, stream, tables
 
     app = FastAPI(
         title="TableWatch auditor API",
@@ -65,7 +65,7 @@ def create_app(
 
     for module in (cases, session):
         app.include_router(module.router)
-    for module in (health, findings, rounds, tables, replays, pages):
+    for module in (health, findings, rounds, tables, replays, stream, pages):
         app.include_router(module.router)
     if alerter_url is not None:
         from tablewatch.api.routes import alerts
