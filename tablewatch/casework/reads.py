@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
+from tablewatch.api.reads import _latest_judgements
 from tablewatch.casework.model import Case, CaseState, FindingRef, Step
 from tablewatch.casework.rows import SELECT_STEP, case_of, steps_of
 from tablewatch.store.read_only import Answer
@@ -134,84 +135,204 @@ class QueuePage:
     next_key: tuple[int, int, int, str] | None
 
 
-_STATE_RANK = "multiIf(case_state = 'open', 0, case_state = 'in_review', 1, 2)"
-_SEVERITY_RANK = (
-    "multiIf(f.severity = 'critical', 0, f.severity = 'high', 1, f.severity = 'medium', 2, "
-    "f.severity = 'low', 3, 4)"
-)
+QUEUE_SPARE: Final = 16  # open findings read beyond a page (those of an older judgement dropped)
+_QUEUE_STATES: Final = ("open", "in_review", "closed")  # the queue's order of states
 
 
-def queue_statement(q: Queue) -> str:
-    """The statement of a queue page (``limit`` + 1 rows, to know whether more follow)."""
-    where: list[str] = []
-    if q.pits is not None:
-        where.append(f"d.pit IN ({', '.join(quote(p) for p in q.pits)})" if q.pits else "0")
-    if q.table is not None:
-        where.append(f"f.table_id = {quote(q.table)}")
-    if q.pit is not None:
-        where.append(f"d.pit = {quote(q.pit)}")
-    if q.check is not None:
-        where.append(f"f.check = {quote(q.check)}")
-    if q.severity is not None:
-        where.append(f"f.severity = {quote(q.severity)}")
-    if q.assignee is not None:
-        where.append(f"c.assignee = {quote(q.assignee)}")
-    if q.state is None:
-        where.append("case_state != 'closed'")
-    elif q.state != "all":
-        where.append(f"case_state = {quote(q.state)}")
-    if q.since_ms is not None:
-        where.append(f"age_ms >= {integer(q.since_ms)}")
-    if q.until_ms is not None:
-        where.append(f"age_ms < {integer(q.until_ms)}")
-    if q.after is not None:
-        s, v, a, finding_id = q.after
-        where.append(
-            f"(state_rank, severity_rank, age_ms, f.finding_id) > "
-            f"({integer(s)}, {integer(v)}, {integer(a)}, {quote(finding_id)})"
-        )
-    return (
-        "SELECT f.finding_id, c.steps, if(c.steps = 0, 'open', c.state) AS case_state,"
-        " c.assignee, c.disposition, c.recovered_cents, c.camera,"
-        " toUnixTimestamp64Milli(c.window_start), toUnixTimestamp64Milli(c.window_end), c.links,"
-        " toUnixTimestamp64Milli(c.updated_at), c.updated_by, toUnixTimestamp64Milli(c.first_at),"
-        " f.table_id, f.round_id, f.check, f.severity, d.pit, toUnixTimestamp64Milli(f.ts),"
-        f" {_STATE_RANK} AS state_rank, {_SEVERITY_RANK} AS severity_rank,"
-        " toUnixTimestamp64Milli(ifNull(f.ts, f.judged_at)) AS age_ms"
-        " FROM findings_v AS f"
-        " LEFT JOIN cases_v AS c ON c.finding_id = f.finding_id"
-        " LEFT JOIN tables_v AS d ON d.table_id = f.table_id"
-        f"{' WHERE ' + ' AND '.join(where) if where else ''}"
-        " ORDER BY state_rank, severity_rank, age_ms, f.finding_id"
-        f" LIMIT {integer(q.limit + 1)}"
-    )
+def _severity_rank(column: str) -> str:
+    ranks = ", ".join(f"{column} = {quote(s)}, {i}" for i, s in enumerate(SEVERITIES))
+    return f"multiIf({ranks}, {len(SEVERITIES)})"
 
 
 def queue(source: Rows, q: Queue) -> QueuePage:
     """Findings with their cases: open (unclaimed) first, then in review, then closed (when
-    asked); within a state by severity (critical first), then oldest first."""
-    rows = _rows(source, queue_statement(q))
-    cases = [_queued(row) for row in rows[: q.limit]]
-    next_key = None
-    if len(rows) > q.limit:
-        last = rows[q.limit - 1]
-        next_key = (int(last[19]), int(last[20]), int(last[21]), str(last[0]))
-    return QueuePage(cases, next_key)
+    asked); within a state by severity (critical first), then oldest first; keyset pages
+    on (state, severity, age in ms, finding_id).
+
+    Each state is read on its own, from where the page before stopped, until the page is
+    full, so a page costs what its rows cost, not what the store holds:
+    - open: the findings (``findings FINAL``, newest judgement only: the rounds' latest
+      judgements read for the candidates only, as :func:`tablewatch.api.reads.list_findings`
+      does, never ``findings_v``'s join over every round) with no case step, or whose case
+      was released or reopened; their age is the finding's time (a table-level one's
+      judgement time);
+    - in review, closed: the cases (``cases_v``, the finding's fields copied in every step,
+      so no join), narrowed first to the findings with a step matching the filters; their
+      age is the finding's time (a table-level one's: its case's first step)."""
+    wanted = {None: ("open", "in_review"), "all": _QUEUE_STATES}.get(q.state, (q.state,))
+    want = q.limit + 1
+    keyed: list[tuple[tuple[int, int, int, str], Case]] = []
+    for rank, state in enumerate(_QUEUE_STATES):
+        if state not in wanted or (q.after is not None and q.after[0] > rank):
+            continue
+        after = q.after[1:] if q.after is not None and q.after[0] == rank else None
+        read = _open_cases if state == "open" else _worked_cases
+        keyed += read(source, q, rank, after, want - len(keyed))
+        if len(keyed) >= want:
+            break
+    next_key = keyed[q.limit - 1][0] if len(keyed) > q.limit else None
+    return QueuePage([case for _, case in keyed[: q.limit]], next_key)
+
+
+def _after(after: tuple[int, int, str] | None, severity: str, age: str, finding_id: str) -> str:
+    v, a, f = after  # type: ignore[misc]
+    return f"({severity}, {age}, {finding_id}) > ({integer(v)}, {integer(a)}, {quote(f)})"
+
+
+def _open_cases(
+    source: Rows, q: Queue, rank: int, after: tuple[int, int, str] | None, want: int
+) -> list[tuple[tuple[int, int, int, str], Case]]:
+    if q.assignee is not None:  # an open case has no assignee
+        return []
+    age = "toUnixTimestamp64Milli(ifNull(ts, judged_at))"
+    severity = _severity_rank("severity")
+    where = [f"finding_id NOT IN (SELECT finding_id FROM {_LAST_STEPS} WHERE state != 'open')"]
+    if q.table is not None:
+        where.append(f"table_id = {quote(q.table)}")
+    for pits in ((q.pit,) if q.pit is not None else None, q.pits):
+        if pits is not None:
+            listed = ", ".join(quote(p) for p in pits)
+            where.append(
+                f"table_id IN (SELECT table_id FROM tables_v WHERE pit IN ({listed}))"
+                if pits else "0"
+            )  # fmt: skip
+    if q.check is not None:
+        where.append(f"check = {quote(q.check)}")
+    if q.severity is not None:
+        where.append(f"severity = {quote(q.severity)}")
+    if q.since_ms is not None:
+        where.append(f"{age} >= {integer(q.since_ms)}")
+    if q.until_ms is not None:
+        where.append(f"{age} < {integer(q.until_ms)}")
+    batch = want + QUEUE_SPARE
+    kept: list[Sequence[Any]] = []
+    while len(kept) < want:
+        clauses = where + ([_after(after, severity, age, "finding_id")] if after else [])
+        # no FINAL: a finding stored twice (judged again, not merged yet) is one row, the
+        # latest judgement's (LIMIT 1 BY)
+        rows = _rows(
+            source,
+            "SELECT finding_id, table_id, round_id, start_event_id, check, severity,"
+            f" toUnixTimestamp64Milli(ts), {severity} AS severity_rank, {age} AS age_ms,"
+            " toUnixTimestamp64Milli(judged_at), finding_id IN (SELECT finding_id FROM"
+            " case_events WHERE state = 'open') FROM findings"
+            f" WHERE {' AND '.join(clauses)}"
+            " ORDER BY severity_rank, age_ms, finding_id, judged_at DESC"
+            f" LIMIT 1 BY finding_id LIMIT {integer(batch)}",
+        )
+        latest = _latest_judgements(source, {(str(r[1]), str(r[2])) for r in rows if r[2]})
+        kept += [
+            r for r in rows
+            if not r[2] or int(r[9]) >= latest.get((str(r[1]), str(r[2]), str(r[3])), 0)
+        ]  # fmt: skip
+        if len(rows) < batch:
+            break
+        after = (int(rows[-1][7]), int(rows[-1][8]), str(rows[-1][0]))
+    kept = kept[:want]
+    worked = _cases_of(source, [str(r[0]) for r in kept if _bool(r[10])])  # released, reopened
+    table_pits = _pits(source) if kept else {}
+    out = []
+    for r in kept:
+        finding_id, table_id = str(r[0]), str(r[1])
+        case = worked.get(finding_id) or Case(
+            finding_id, 0, CaseState.OPEN, "", "", 0, "", None, None, (), None, "", None,
+            table_id, str(r[2]), str(r[4]), str(r[5]), table_pits.get(table_id, ""), _ms(r[6]),
+        )  # fmt: skip
+        out.append(((rank, int(r[7]), int(r[8]), finding_id), case))
+    return out
+
+
+# each finding's last step, read in the table's order (finding_id, step): cheaper than
+# cases_v's aggregation of every column when only a few are needed
+_LAST_STEPS: Final = (
+    "(SELECT finding_id, state FROM case_events ORDER BY finding_id, step DESC"
+    " LIMIT 1 BY finding_id)"
+)
+_CASE_COLUMNS: Final = (
+    "finding_id, max(step), argMax(state, step), argMax(assignee, step),"
+    " argMax(disposition, step), argMax(recovered_cents, step), argMax(camera, step),"
+    " toUnixTimestamp64Milli(argMax(window_start, step)),"
+    " toUnixTimestamp64Milli(argMax(window_end, step)), argMax(links, step),"
+    " toUnixTimestamp64Milli(argMax(at, step)), argMax(by, step),"
+    " toUnixTimestamp64Milli(min(at)), any(table_id), any(round_id), any(check),"
+    " any(severity), any(pit), toUnixTimestamp64Milli(any(finding_ts))"
+)  # cases_v's, for the findings named only
+IDS_PER_STATEMENT: Final = 100  # a statement read through the worker is a URL (8 KiB)
+
+
+def _worked_cases(
+    source: Rows, q: Queue, rank: int, after: tuple[int, int, str] | None, want: int
+) -> list[tuple[tuple[int, int, int, str], Case]]:
+    """In review or closed: the keys of a page from each finding's last step, then the
+    page's cases."""
+    state = _QUEUE_STATES[rank]
+    age = "toUnixTimestamp64Milli(ifNull(finding_ts, toDateTime64(0, 3, 'UTC')))"
+    severity = _severity_rank("severity")
+    steps: list[str] = []  # the finding's fields, the same in each of its steps
+    if q.table is not None:
+        steps.append(f"table_id = {quote(q.table)}")
+    if q.pit is not None:
+        steps.append(f"pit = {quote(q.pit)}")
+    if q.pits is not None:
+        steps.append(f"pit IN ({', '.join(quote(p) for p in q.pits)})" if q.pits else "0")
+    if q.check is not None:
+        steps.append(f"check = {quote(q.check)}")
+    if q.severity is not None:
+        steps.append(f"severity = {quote(q.severity)}")
+    where = [f"state = {quote(state)}"]
+    if q.assignee is not None:
+        where.append(f"assignee = {quote(q.assignee)}")
+    if q.since_ms is not None:
+        where.append(f"{age} >= {integer(q.since_ms)}")
+    if q.until_ms is not None:
+        where.append(f"{age} < {integer(q.until_ms)}")
+    if after is not None:
+        where.append(_after(after, severity, age, "finding_id"))
+    keys = _rows(
+        source,
+        f"SELECT finding_id, {severity} AS severity_rank, {age} AS age_ms FROM"
+        " (SELECT finding_id, state, assignee, severity, finding_ts FROM case_events"
+        f"{' WHERE ' + ' AND '.join(steps) if steps else ''}"
+        " ORDER BY finding_id, step DESC LIMIT 1 BY finding_id)"
+        f" WHERE {' AND '.join(where)}"
+        f" ORDER BY severity_rank, age_ms, finding_id LIMIT {integer(want)}",
+    )
+    cases = _cases_of(source, [str(k[0]) for k in keys])
+    return [((rank, int(k[1]), int(k[2]), str(k[0])), cases[str(k[0])]) for k in keys]
+
+
+def _cases_of(source: Rows, finding_ids: Sequence[str]) -> dict[str, Case]:
+    """The cases of those of ``finding_ids`` that have a step."""
+    out: dict[str, Case] = {}
+    for at in range(0, len(finding_ids), IDS_PER_STATEMENT):
+        listed = ", ".join(quote(f) for f in finding_ids[at : at + IDS_PER_STATEMENT])
+        for r in _rows(
+            source,
+            f"SELECT {_CASE_COLUMNS} FROM case_events WHERE finding_id IN ({listed})"
+            " GROUP BY finding_id",
+        ):
+            out[str(r[0])] = _queued(r)
+    return out
+
+
+def _pits(source: Rows) -> dict[str, str]:
+    return {str(r[0]): str(r[1]) for r in _rows(source, "SELECT table_id, pit FROM tables_v")}
 
 
 def _queued(row: Sequence[Any]) -> Case:
     (finding_id, steps_, state, assignee, disposition, recovered, camera, start, end, links,
      updated_at, updated_by, first_at, table_id, round_id, check, severity, pit,
      finding_ts) = row[:19]  # fmt: skip
-    opened = int(steps_ or 0) > 0
     return Case(
-        str(finding_id), int(steps_ or 0), CaseState(str(state)), str(assignee or ""),
-        str(disposition or ""), int(recovered or 0), str(camera or ""),
-        _ms(start) if opened else None, _ms(end) if opened else None,
-        tuple(str(x) for x in links or ()), _ms(updated_at) if opened else None,
-        str(updated_by or ""), _ms(first_at) if opened else None, str(table_id),
-        str(round_id), str(check), str(severity), str(pit or ""), _ms(finding_ts),
+        str(finding_id), int(steps_), CaseState(str(state)), str(assignee),
+        str(disposition), int(recovered), str(camera), _ms(start), _ms(end),
+        tuple(str(x) for x in links), _ms(updated_at), str(updated_by), _ms(first_at),
+        str(table_id), str(round_id), str(check), str(severity), str(pit), _ms(finding_ts),
     )  # fmt: skip
+
+
+def _bool(value: Any) -> bool:
+    return value if isinstance(value, bool) else str(value).lower() in ("1", "true")
 
 
 # ---- what a case page shows beside the case --------------------------------------------
