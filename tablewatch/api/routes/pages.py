@@ -1,10 +1,12 @@
-"""The HTML pages (Jinja2, server-rendered, no script): the floor, a table, a round,
-the findings with their filters and a CSV download. They read what the API reads."""
+"""The HTML pages (Jinja2, server-rendered): the floor (kept live by its one script,
+``static/floor.js``), a table, a round, the findings with their filters and a CSV
+download. They read what the API reads."""
 
 from __future__ import annotations
 
 import csv
 import io
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -15,7 +17,7 @@ from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
-from tablewatch.api import reads
+from tablewatch.api import floor_reads, reads
 from tablewatch.api.app import HERE, NotFound, source_of
 from tablewatch.api.filters import CODES, GAMES, Filters, from_form
 from tablewatch.api.models import FindingOut, Severity, TableOut
@@ -84,8 +86,18 @@ def problem(request: Request, status: int, reason: str) -> HTMLResponse:
 
 @router.get("/", response_class=HTMLResponse)
 def floor(request: Request) -> HTMLResponse:
-    tables = reads.list_tables(source_of(request))
-    return _page(request, "floor.html", tables=tables, refresh=15)
+    """The live floor: painted as the stream starts from (``floor_reads.read_floor``),
+    then kept up to date by ``/static/floor.js`` over ``/api/v1/stream``."""
+    now_ms = int(time.time() * 1000)
+    window_ms = int(getattr(request.app.state, "floor_window_ms", floor_reads.WINDOW_MS))
+    return _page(
+        request,
+        "floor.html",
+        floor=floor_reads.read_floor(source_of(request), now_ms, window_ms),
+        now_ms=now_ms,
+        window_h=window_ms // 3_600_000,
+        severities=floor_reads.SEVERITIES,
+    )
 
 
 def table_of(request: Request, table_id: str) -> TableOut:
