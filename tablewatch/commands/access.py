@@ -115,7 +115,7 @@ def add(path: Path, name: str, role: str, expires: str | None, pits: tuple[str, 
 @access.command("list")
 @_file_option
 def list_(path: Path) -> None:
-    """The token holders: name, role, created, expiry, whether the token still works."""
+    """The token holders: name, role, created, expiry, whether the token still works, pits."""
     entries = _load(path).entries
     if not entries:
         click.echo(f"{path}: nobody holds a token")
@@ -129,10 +129,11 @@ def list_(path: Path) -> None:
             format_time(e.expires) if e.expires else "never",
             "expired" if e.expired(now) else "active",
             e.token_hash[:19] + "...",
+            ",".join(e.pits) or "-",
         )
         for e in entries
     ]
-    header = ("name", "role", "created", "expires", "state", "token hash")
+    header = ("name", "role", "created", "expires", "state", "token hash", "pits")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))

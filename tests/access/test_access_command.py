@@ -49,7 +49,9 @@ def test_add_with_an_expiry_list_and_revoke(tmp_path: Path) -> None:
     listed = tablewatch("access", "list", "--file", path)
     assert listed.exit_code == 0, listed.output
     lines = listed.stdout.splitlines()
-    assert lines[0].split() == ["name", "role", "created", "expires", "state", "token", "hash"]
+    assert lines[0].split() == [
+        "name", "role", "created", "expires", "state", "token", "hash", "pits",
+    ]  # fmt: skip
     assert lines[1].split()[:2] == ["sam", "surveillance"] and "never" in lines[1]
     assert lines[2].split()[:2] == ["ann", "admin"] and f"{soon}T00:00:00Z" in lines[2]
     assert all("active" in line and "sha256:" in line for line in lines[1:])
@@ -115,6 +117,8 @@ def test_add_with_pits_gives_the_principal_its_pits(tmp_path: Path) -> None:
     )  # fmt: skip
     assert added.exit_code == 0, added.output
     assert "pits A, B" in added.stderr
+    listed = tablewatch("access", "list", "--file", str(path)).stdout.splitlines()
+    assert listed[1].split()[:2] == ["fm", "floor_manager"] and listed[1].split()[-1] == "A,B"
     assert load(path).entries[0].pits == ("A", "B")
     principal = TokenAuthenticator(load(path)).check(added.stdout.strip())
     assert (principal.name, principal.role, principal.pits) == (
