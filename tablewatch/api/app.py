@@ -1,8 +1,10 @@
 """The auditor API and pages: one FastAPI app, a router per concern (``routes/``).
 
 ``create_app(source)`` serves every route over one row source
-(:mod:`tablewatch.api.sources`). Nothing here writes: every route is a GET, and the
-source is read-only (the worker's ``/query``, or readers with ``readonly``). Another
+(:mod:`tablewatch.api.sources`), which is read-only (the worker's ``/query``, or readers
+with ``readonly``). The one thing written is a case's step: the casework routes
+(``routes/cases.py``) hand their commands to the desk (``case_actions.py``: serve-api's
+own, or the worker's). Another
 concern adds its router with ``app.include_router`` (the routers read what they need
 from ``request.app.state``: :func:`source_of`).
 """
