@@ -42,6 +42,11 @@ ENV PATH=/opt/tablewatch/bin:$PATH \
     TABLEWATCH_WORKER_DIR=/var/lib/tablewatch/worker
 # record/: where the Compose stack mounts the workers' outside record (a fresh named
 # volume takes this directory's owner, so the user can append to it)
+# DejaVu Sans: the font the shift report's PDF embeds (tablewatch/reports/shift_pdf.py)
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 tablewatch \
     && useradd --system --uid 10001 --gid tablewatch --home-dir /var/lib/tablewatch \
        --shell /usr/sbin/nologin tablewatch \

@@ -5,10 +5,12 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 stamp="$VENV/.installed"
 # System packages the tests and the demo use: Debian's chromium (the pages in a real
-# browser) and Prometheus Alertmanager with amtool (the alerts).
+# browser), Prometheus Alertmanager with amtool (the alerts) and DejaVu Sans (the font the
+# shift report's PDF embeds).
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
+[[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]] || missing+=(fonts-dejavu-core)
 if ((${#missing[@]})); then
   sudo=()
   [[ $(id -u) == 0 ]] || sudo=(sudo)
