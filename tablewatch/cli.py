@@ -78,6 +78,11 @@ COMMANDS = {
         "tablewatch.commands.replay:replay",
         "Judge recorded events again and diff the findings with the live ones of the same rounds.",
     ),
+    "report": LazyCommand(
+        "tablewatch.commands.report:report",
+        "Reports from the store: the shift report (PDF, CSV or JSON) of a date and shift.",
+        rules=False,
+    ),
     "rounds": LazyCommand(
         "tablewatch.commands.rounds:rounds",
         "One round reconstructed (rounds show), or the stored rounds filtered (rounds list).",

@@ -35,7 +35,7 @@ def _row(section: str, line: Line) -> list[str | int]:
 
 def shift_csv(report: ShiftReport) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
+    writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for line in report.lines:
         writer.writerow(_row("shift", line))
