@@ -133,6 +133,8 @@ def round_page(request: Request, ids: str, start_event_id: str | None = None) ->
         report = load_report(request, table_id, round_id, start_event_id)
     except NotFound as exc:
         return problem(request, 404, exc.reason)
+    from tablewatch.api.routes.case_pages import round_cases  # it reads this module
+
     return _page(
         request,
         "round.html",
@@ -140,6 +142,7 @@ def round_page(request: Request, ids: str, start_event_id: str | None = None) ->
         wrong=report.wrong_lines,
         seqs={t.event_id: str(t.seq) for t in report.timeline},
         evidence={e for f in report.findings for e in f.event_ids},
+        **round_cases(request, report),  # each finding's case, for the signed-in caller
     )
 
 
