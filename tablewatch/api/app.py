@@ -63,9 +63,9 @@ def create_app(
     app.state.described_as = described_as
     app.state.gate = gate
     app.state.case_actions = case_actions
-    from tablewatch.api.routes import case_pages, cases, session
+    from tablewatch.api.routes import case_pages, cases, reports, session
 
-    for module in (cases, session, case_pages):
+    for module in (cases, session, case_pages, reports):
         app.include_router(module.router)
     for module in (health, findings, rounds, tables, replays, stream, pages):
         app.include_router(module.router)

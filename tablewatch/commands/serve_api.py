@@ -78,7 +78,15 @@ WORKER_ENV = "TABLEWATCH_API_WORKER"
     envvar="TABLEWATCH_ALERT_RULES",
     show_envvar=True,
     help="The alert rules YAML: its casework.dispositions is the list a case is closed "
-    "with (with --dsn; with --worker the worker's desk decides).",
+    "with (with --dsn; with --worker the worker's desk decides); its shifts, time zone and "
+    "pits make the shift report's windows (/reports). Without it /reports answers 503.",
+)
+@click.option(
+    "--casino",
+    envvar="TABLEWATCH_CASINO",
+    show_envvar=True,
+    default="",
+    help="The casino's name, at the head of the shift report.",
 )
 @click.option("--log-level", default="warning", show_default=True)
 def serve_api(
@@ -93,6 +101,7 @@ def serve_api(
     alerter_url: str | None,
     access_file: Path | None,
     rules_path: Path | None,
+    casino: str,
     log_level: str,
 ) -> None:
     """Serve the auditor API (/api/v1/...) and pages (/, /findings ...): read-only but for
@@ -151,6 +160,11 @@ def serve_api(
         source, described_as=where, alerter_url=alerter_url, gate=gate, case_actions=case_actions
     )
     app.state.max_round_events = max_round_events
+    app.state.casino = casino
+    if rules_path is not None:  # checked by _casework: the shift report's shifts and pits
+        from tablewatch.alerts.rules_file import load_rules
+
+        app.state.alert_rules = load_rules(rules_path)
     err(f"tablewatch serve-api: http://{host}:{port}/ reading {where}", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
 
