@@ -10,6 +10,7 @@ standard error), 2 a usage mistake.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -97,9 +98,7 @@ def _reason(response: Any) -> str:
     return str(detail)
 
 
-def _token(token_file: Path | None) -> str:
-    import os
-
+def _token(token: str | None, token_file: Path | None) -> str:
     if token_file is not None:
         try:
             with token_file.open("rb") as handle:
@@ -116,28 +115,41 @@ def _token(token_file: Path | None) -> str:
         if not token:
             _stop(f"--token-file {printable(str(token_file))}: the file is empty", EXIT_USAGE)
         return token
-    token = os.environ.get(TOKEN_ENV, "").strip()
-    if not token:
+    if not token or not token.strip():
         _stop(f"no token: set {TOKEN_ENV} to your access file token, or give --token-file",
               EXIT_USAGE)  # fmt: skip
-    return token
+    return token.strip()
 
 
 def _api_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    command = click.option(
-        "--token-file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help=f"A file holding your bearer token alone (else {TOKEN_ENV}): what you do is "
-        "recorded under its holder's name. Never printed.",
-    )(command)
-    return click.option(
-        "--api",
-        envvar=API_ENV,
-        show_envvar=True,
-        default=DEFAULT_API,
-        show_default=True,
-        help="serve-api's address.",
-    )(command)
+    """``--api``, ``--token`` (``TABLEWATCH_TOKEN``) and ``--token-file``, handed to the
+    command as one ``client``: an :class:`Api` as the token's holder."""
+
+    @functools.wraps(command)
+    def with_client(
+        *args: Any, api: str, token: str | None, token_file: Path | None, **kwargs: Any
+    ) -> Any:
+        return command(*args, client=Api(api, _token(token, token_file)), **kwargs)
+
+    options = (
+        click.option(
+            "--api", envvar=API_ENV, show_envvar=True, default=DEFAULT_API, show_default=True,
+            help="serve-api's address.",
+        ),
+        click.option(
+            "--token", envvar=TOKEN_ENV, show_envvar=True,
+            help=f"Your bearer token (the access file's): set {TOKEN_ENV} rather than this "
+            "option, a command line can be read by other users. Never printed.",
+        ),
+        click.option(
+            "--token-file", type=click.Path(dir_okay=False, path_type=Path),
+            help="A file holding your bearer token alone (in place of --token). Never printed.",
+        ),
+    )  # fmt: skip
+    wrapped: Callable[..., Any] = with_client
+    for option in reversed(options):
+        wrapped = option(wrapped)
+    return wrapped
 
 
 def _case_path(finding_id: str, action: str = "") -> str:
@@ -197,7 +209,7 @@ def cases() -> None:
 def list_cases(
     state: str | None, table: str | None, pit: str | None, check: str | None,
     severity: str | None, assignee: str | None, since: str | None, until: str | None,
-    limit: int, cursor: str | None, fmt: str, api: str, token_file: Path | None,
+    limit: int, cursor: str | None, fmt: str, client: Api,
 ) -> None:  # fmt: skip
     """The queue: unclaimed first, then in review (then closed), by severity then age."""
     params = {
@@ -209,7 +221,7 @@ def list_cases(
         }.items()
         if v is not None
     }  # fmt: skip
-    page = Api(api, _token(token_file)).call("GET", "/api/v1/cases", params=params)
+    page = client.call("GET", "/api/v1/cases", params=params)
     if fmt == "json":
         _json(page)
         return
@@ -240,10 +252,10 @@ def list_cases(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @_api_options
-def show(finding_id: str, fmt: str, api: str, token_file: Path | None) -> None:
+def show(finding_id: str, fmt: str, client: Api) -> None:
     """FINDING_ID's case: its state, the finding, every step (who, when, note), the alert
     acknowledgements."""
-    case = Api(api, _token(token_file)).call("GET", _case_path(finding_id))
+    case = client.call("GET", _case_path(finding_id))
     if fmt == "json":
         _json(case)
         return
@@ -287,35 +299,35 @@ def show(finding_id: str, fmt: str, api: str, token_file: Path | None) -> None:
         )
 
 
-def _act(api: str, token_file: Path | None, finding_id: str, action: str,
+def _act(client: Api, finding_id: str, action: str,
          body: Mapping[str, Any]) -> None:  # fmt: skip
-    _echo_case(Api(api, _token(token_file)).call("POST", _case_path(finding_id, action), body))
+    _echo_case(client.call("POST", _case_path(finding_id, action), body))
 
 
 @cases.command("claim")
 @click.argument("finding_id")
 @_api_options
-def claim(finding_id: str, api: str, token_file: Path | None) -> None:
+def claim(finding_id: str, client: Api) -> None:
     """Take FINDING_ID's case into review (refused if someone else has it)."""
-    _act(api, token_file, finding_id, "claim", {})
+    _act(client, finding_id, "claim", {})
 
 
 @cases.command("release")
 @click.argument("finding_id")
 @click.option("--reason", help="Why it is handed back.")
 @_api_options
-def release(finding_id: str, reason: str | None, api: str, token_file: Path | None) -> None:
+def release(finding_id: str, reason: str | None, client: Api) -> None:
     """Hand FINDING_ID's case back to the queue (its assignee, or an admin)."""
-    _act(api, token_file, finding_id, "release", {} if reason is None else {"reason": reason})
+    _act(client, finding_id, "release", {} if reason is None else {"reason": reason})
 
 
 @cases.command("note")
 @click.argument("finding_id")
 @click.argument("note")
 @_api_options
-def note(finding_id: str, note: str, api: str, token_file: Path | None) -> None:
+def note(finding_id: str, note: str, client: Api) -> None:
     """Add NOTE to FINDING_ID's case (not once it is closed)."""
-    _act(api, token_file, finding_id, "note", {"note": note})
+    _act(client, finding_id, "note", {"note": note})
 
 
 @cases.command("close")
@@ -330,7 +342,7 @@ def note(finding_id: str, note: str, api: str, token_file: Path | None) -> None:
 @_api_options
 def close(
     finding_id: str, disposition: str, note: str, recovered: str, camera: str | None,
-    window_start: str | None, window_end: str | None, api: str, token_file: Path | None,
+    window_start: str | None, window_end: str | None, client: Api,
 ) -> None:  # fmt: skip
     """Close FINDING_ID's case, which you have in review, with a disposition."""
     try:
@@ -342,13 +354,13 @@ def close(
                        ("window_end", window_end)):  # fmt: skip
         if value is not None:
             body[key] = value
-    _act(api, token_file, finding_id, "close", body)
+    _act(client, finding_id, "close", body)
 
 
 @cases.command("reopen")
 @click.argument("finding_id")
 @click.option("--reason", required=True, help="Why the closed case is reopened.")
 @_api_options
-def reopen(finding_id: str, reason: str, api: str, token_file: Path | None) -> None:
+def reopen(finding_id: str, reason: str, client: Api) -> None:
     """Reopen FINDING_ID's closed case, saying why."""
-    _act(api, token_file, finding_id, "reopen", {"reason": reason})
+    _act(client, finding_id, "reopen", {"reason": reason})
