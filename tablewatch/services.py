@@ -108,14 +108,19 @@ def create_topics(kafka: KafkaAccess, prefix: str, partitions: int = PARTITIONS)
         admin.close()
 
 
-def get_json(port: int, path: str, timeout: float = 10) -> Any:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as reply:
+def get_json(port: int, path: str, timeout: float = 10, token: str | None = None) -> Any:
+    """The JSON of ``GET path`` on 127.0.0.1:``port``, as ``token``'s holder when given."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
+    if token is not None:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=timeout) as reply:
         return json.loads(reply.read())
 
 
-def worker_query(port: int, sql: str) -> list[list[Any]]:
+def worker_query(port: int, sql: str, token: str | None = None) -> list[list[Any]]:
     """Rows of a read-only query on the worker's store (its ``/query`` view)."""
-    rows: list[list[Any]] = get_json(port, "/query?" + urllib.parse.urlencode({"sql": sql}))["rows"]
+    path = "/query?" + urllib.parse.urlencode({"sql": sql})
+    rows: list[list[Any]] = get_json(port, path, token=token)["rows"]
     return rows
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,19 +32,27 @@ def mail_text(mail: Mail) -> str:
     return f"To: {', '.join(mail.to)}\nSubject: {mail.subject}\n\n{mail.body.rstrip()}\n"
 
 
-def demo_access(run: Path, floor_manager: str = "floor") -> Path:
-    """``RUN/access.yaml`` with ``floor_manager`` (the role) and ``alertmanager``, their
-    tokens in ``RUN/NAME.token`` (0600); the access file's path."""
+def demo_access(
+    run: Path,
+    floor_manager: str = "floor",
+    *,
+    more: Sequence[tuple[str, Role]] = (),
+    pits: Sequence[str] = (),
+) -> Path:
+    """``RUN/access.yaml`` with ``floor_manager`` (the role; the cases of ``pits`` are its),
+    ``alertmanager`` and the holders of ``more``, their tokens in ``RUN/NAME.token``
+    (0600); the access file's path."""
     now = datetime.now(UTC)
     entries = []
-    holders = ((floor_manager, Role.FLOOR_MANAGER), ("alertmanager", Role.ALERTMANAGER))
+    holders = ((floor_manager, Role.FLOOR_MANAGER), ("alertmanager", Role.ALERTMANAGER), *more)
     for name, role in holders:
         token = new_token()
         path = run / f"{name}.token"
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w", encoding="ascii") as out:
             out.write(token)
-        entries.append(AccessEntry(name, role, hash_token(token), now))
+        held = tuple(pits) if role is Role.FLOOR_MANAGER else ()
+        entries.append(AccessEntry(name, role, hash_token(token), now, pits=held))
     access = run / "access.yaml"
     save(access, AccessFile(tuple(entries)))
     return access
@@ -63,12 +71,14 @@ def start_alerting(
     env: dict[str, str] | None = None,
     auditor_url: str | None = None,
     new_session: bool = False,
+    access: Path | None = None,
 ) -> str:
     """Start the three in ``stack`` (stopped when it closes); the alerter's URL.
+    ``access``: the run's access file (:func:`demo_access`), made here when not given.
     ``new_session``: Alertmanager and the alerter each in a session of their own (a
     terminal's Ctrl-C reaches only this process, which stops them)."""
     rules = load_rules(rules_path)
-    access = demo_access(run)
+    access = access or demo_access(run)
     sink = stack.enter_context(MailSink(free_port(), on_mail))
     local = dataclasses.replace(rules.smtp, smarthost=f"127.0.0.1:{sink.port}", require_tls=False)
     alerter_url = f"http://127.0.0.1:{port}"

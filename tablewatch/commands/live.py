@@ -35,6 +35,7 @@ from tablewatch.commands.options import (
     kafka_wait_option,
     wait_for_kafka_or_exit,
 )
+from tablewatch.commands.serve_api import TOKEN_ENV as API_TOKEN_ENV
 from tablewatch.finding_money import money_text
 from tablewatch.integrity.keys import generate
 from tablewatch.kafka_access import KafkaAccess
@@ -134,11 +135,14 @@ def live(
         "--checkpoint-key", str(key), "--manifest-file", str(run / "manifests.jsonl"),
         "--checkpoint-minutes", f"{CHECKPOINT_MINUTES:g}",
     ]  # fmt: skip
+    # who may do what (docs/access.md): the run's access file, each holder's token in
+    # RUN/NAME.token; the worker and the API check them, the API reads the worker as "auditor"
+    access, reader, site = _run_access(run, alerts_path)
     with ExitStack() as stack:
         args = worker_args(
             config, kafka=kafka, dsn=f"chdb:///{(run / 'chdb').resolve()}",
             web_port=worker_port, prefix=prefix, data_dir=run / "worker",
-        ) + signing  # fmt: skip
+        ) + signing + site  # fmt: skip
         worker = stack.enter_context(
             child_service(
                 args,
@@ -164,13 +168,22 @@ def live(
         api = f"http://127.0.0.1:{api_port}"
         api_args = [
             "serve-api", "--port", str(api_port), "--worker", f"http://127.0.0.1:{worker_port}",
+            *site,
         ]  # fmt: skip
         if alerts_path is not None:  # acknowledgements through the API too
             api_args += ["--alerter", f"http://127.0.0.1:{alerter_port}"]
         stack.enter_context(
-            child_service(api_args, f"{api}/health", run / "api.log", new_session=True)
-        )
+            child_service(
+                api_args, f"{api}/health", run / "api.log", new_session=True,
+                env={API_TOKEN_ENV: reader},
+            )
+        )  # fmt: skip
         console.print(f"the floor's pages: {api}/ (the auditor API: {api}/docs)")
+        console.print(
+            f"sign in at {api}/login with a token of {run}: {SURVEILLANCE}.token "
+            f"(surveillance: works cases), {FLOOR_MANAGER}.token (floor manager), "
+            f"{AUDITOR}.token (auditor)"
+        )
         if alerts_path is not None:
             from tablewatch.alerts.demo import mail_text, start_alerting
 
@@ -178,7 +191,7 @@ def live(
                 stack, rules_path=alerts_path, run=run, config=config, kafka=kafka,
                 prefix=prefix, port=alerter_port, env=child_env, auditor_url=api,
                 on_mail=lambda m: console.print(f"[bold magenta]MAIL[/] {escape(mail_text(m))}"),
-                new_session=True,
+                new_session=True, access=access,
             )  # fmt: skip
             console.print(f"alerts by {alerts_path}: the alerter at {alerter}/api/v1/alerts")
         console.print(f"worker pid {worker.pid} and ingest endpoint ready; streaming {tables} "
@@ -191,12 +204,12 @@ def live(
         )
         printer.start()
         sent = _stream(floor, f"http://127.0.0.1:{ingest_port}/events", speed, seconds)
-        _wait_until_caught_up(worker_port, sent)
+        _wait_until_caught_up(worker_port, sent, reader)
         time.sleep(1.5)
         stop.set()
         printer.join(timeout=5)
-        _summary(console, worker_port, sent)
-        _pages(console, api, worker_port, linger)
+        _summary(console, worker_port, sent, reader)
+        _pages(console, api, worker_port, reader, linger)
     console.print(f"\nstopped cleanly; data in {run}")
     _verify(console, run)
 
@@ -224,6 +237,30 @@ def _verify(console: Console, run: Path) -> None:
     console.print(f"\n[bold]tablewatch {' '.join(args)}[/]", soft_wrap=True)
     for line in lines:
         console.print(escape(line), soft_wrap=True)
+
+
+# the run's token holders (RUN/NAME.token)
+SURVEILLANCE, FLOOR_MANAGER, AUDITOR = "sam", "floor", "auditor"
+
+
+def _run_access(run: Path, rules: Path | None) -> tuple[Path, str, list[str]]:
+    """The run's access file, the auditor's token (the API reads the worker with it) and
+    the options that give the worker and the API the access file and the site's rules (the
+    dispositions a case is closed with; the floor manager holds every pit of the rules)."""
+    from tablewatch.access.roles import Role
+    from tablewatch.alerts.demo import demo_access
+
+    pits: list[str] = []
+    if rules is not None:
+        from tablewatch.alerts.rules_file import load_rules
+
+        pits = [pit.name for pit in load_rules(rules).pits]
+    more = ((SURVEILLANCE, Role.SURVEILLANCE), (AUDITOR, Role.AUDITOR))
+    access = demo_access(run, FLOOR_MANAGER, more=more, pits=pits)
+    site = ["--access-file", str(access)]
+    if rules is not None:
+        site += ["--rules", str(rules)]
+    return access, (run / f"{AUDITOR}.token").read_text().strip(), site
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
@@ -275,7 +312,7 @@ def alert_text(f: Mapping[str, Any]) -> str:
     )
 
 
-def _pages(console: Console, api: str, worker_port: int, linger: float | None) -> None:
+def _pages(console: Console, api: str, worker_port: int, token: str, linger: float | None) -> None:
     """The floor page's URL and a round page's with a finding (a wrong payout when the run
     has one), each answered 200 before it is printed; then serve them a while."""
     import urllib.request
@@ -285,6 +322,7 @@ def _pages(console: Console, api: str, worker_port: int, linger: float | None) -
         "SELECT f.table_id, f.round_id FROM findings_v AS f WHERE f.round_id != '' AND "
         "(f.table_id, f.round_id, f.start_event_id) IN (SELECT table_id, round_id, "
         "start_event_id FROM rounds_v) ORDER BY f.check != 'WRONG_PAYOUT', f.ts LIMIT 1",
+        token,
     )
     pages = [("the floor", f"{api}/")]
     if rows:
@@ -322,22 +360,25 @@ def _linger(console: Console, linger: float | None) -> None:
         console.print("\n[bold]Ctrl-C[/]: stopping (once more to abort)")
 
 
-def _wait_until_caught_up(port: int, sent: int, timeout: float = 120) -> None:
+def _wait_until_caught_up(port: int, sent: int, token: str, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        metrics = get_json(port, "/metrics")
+        metrics = get_json(port, "/metrics", token=token)
         if metrics["events"] >= sent and metrics["consumer_lag_total"] == 0:
             return
         time.sleep(0.5)
 
 
-def _summary(console: Console, port: int, sent: int) -> None:
-    metrics = get_json(port, "/metrics")
-    rounds = worker_query(port, "SELECT count(), sum(wagered), sum(paid) FROM rounds_v")[0]
-    events = worker_query(port, "SELECT count() FROM raw_events_v")[0][0]
-    by_check = worker_query(port, "SELECT check, count() FROM findings_v GROUP BY check")
-    top = worker_query(port, "SELECT table_id, count() AS n FROM findings_v GROUP BY table_id "
-                       "ORDER BY n DESC, table_id LIMIT 5")  # fmt: skip
+def _summary(console: Console, port: int, sent: int, token: str) -> None:
+    def query(sql: str) -> list[list[Any]]:
+        return worker_query(port, sql, token)
+
+    metrics = get_json(port, "/metrics", token=token)
+    rounds = query("SELECT count(), sum(wagered), sum(paid) FROM rounds_v")[0]
+    events = query("SELECT count() FROM raw_events_v")[0][0]
+    by_check = query("SELECT check, count() FROM findings_v GROUP BY check")
+    top = query("SELECT table_id, count() AS n FROM findings_v GROUP BY table_id "
+                "ORDER BY n DESC, table_id LIMIT 5")  # fmt: skip
     console.print()
     wagered, paid = money(int(rounds[1] or 0)), money(int(rounds[2] or 0))
     console.print(
