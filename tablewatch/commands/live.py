@@ -184,6 +184,8 @@ def live(
             f"(surveillance: works cases), {FLOOR_MANAGER}.token (floor manager), "
             f"{AUDITOR}.token (auditor)"
         )
+        if alerts_path is not None:  # the shifts of the alert rules
+            console.print(f"the shift report: {api}/reports")
         if alerts_path is not None:
             from tablewatch.alerts.demo import mail_text, start_alerting
 
