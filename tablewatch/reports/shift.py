@@ -213,7 +213,7 @@ def read_shift_report(
     of_window = _findings(source, in_window, most, "findings of the shift")
     carried = _findings(source, before, most, "cases carried over (not closed at its end)")
     steps = _steps(source, window.end_ms, [in_window, before])
-    dealers = _dealers(source, in_window)
+    dealers = _dealers(source, [in_window, before])
     pit_of = pits.get
 
     def line(row: Sequence[Any]) -> Line:
@@ -275,12 +275,16 @@ def _steps(source: RowSource, end_ms: int, wheres: Sequence[str]) -> dict[str, l
     return out
 
 
-def _dealers(source: RowSource, in_window: str) -> dict[tuple[str, str, str], str | None]:
+def _dealers(source: RowSource, wheres: Sequence[str]) -> dict[tuple[str, str, str], str | None]:
+    """The dealer of each round of the findings of ``wheres``."""
+    keys = " UNION ALL ".join(
+        f"SELECT table_id, round_id, start_event_id FROM findings_v WHERE round_id != '' AND {w}"
+        for w in wheres
+    )
     rows = _rows(
         source,
         "SELECT table_id, round_id, start_event_id, dealer_id FROM rounds_v WHERE "
-        "(table_id, round_id, start_event_id) IN (SELECT table_id, round_id, start_event_id "
-        f"FROM findings_v WHERE round_id != '' AND {in_window})",
+        f"(table_id, round_id, start_event_id) IN ({keys})",
     )
     return {(str(a), str(b), str(c)): None if d is None else str(d) for a, b, c, d in rows}
 

@@ -135,8 +135,8 @@ def test_day_shift_totals(pool: ReaderPool, rules: AlertRules) -> None:
 def test_carried_over_as_at_the_shift_end(pool: ReaderPool, rules: AlertRules) -> None:
     day = report(pool, rules, "day")
     # F8 closed before; F10 reopened during the day; F7 closed only after the day's end
-    assert [(x.finding_id, x.state, x.assignee) for x in day.carried_over] == [
-        ("F10", "open", ""), ("F7", "in_review", "sam"), ("F9", "open", "")
+    assert [(x.finding_id, x.state, x.assignee, x.dealer_id) for x in day.carried_over] == [
+        ("F10", "open", "", "D-9"), ("F7", "in_review", "sam", "D-9"), ("F9", "open", "", "D-9")
     ]  # fmt: skip
     assert [n.text for n in day.carried_over[0].notes] == ["video shows a second payout"]
     swing = report(pool, rules, "swing")

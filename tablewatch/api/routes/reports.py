@@ -21,7 +21,7 @@ from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from tablewatch.access.authenticate import Principal
@@ -57,7 +57,14 @@ class ShiftQuery(BaseModel):
 
     date: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
     shift: Annotated[str, Field(min_length=1, max_length=64)]
-    pit: Annotated[str | None, Field(min_length=1, max_length=64)] = None
+    pit: Annotated[
+        str | None, Field(max_length=64, description="one pit (none, or empty: every pit)")
+    ] = None
+
+    @field_validator("pit", mode="before")
+    @classmethod
+    def _every_pit(cls, value: object) -> object:
+        return value or None  # the form's "every pit" is pit=
 
 
 class ShiftPageQuery(ShiftQuery):
