@@ -219,7 +219,11 @@ class FloorFeed:
             await self._new_findings(now, burst=None)  # the last moments': not news
             await self._new_steps(burst=None)
         findings = await self._new_findings(now)
+        for f in findings:  # news first: the counts follow
+            self.publish("finding", f.as_json(), keep=True)
         steps = await self._new_steps()
+        for s in steps:
+            self.publish("case", s.as_json(), keep=True)
         if self._activity is None or now - self._activity_ms >= self.activity_every_s * 1000:
             self._activity = await self._read(fr.read_activity, now, self.window_ms)
             self._activity_ms = now
@@ -228,10 +232,6 @@ class FloorFeed:
             recount = bool(findings or steps) or self._cases is None
         if recount:
             self._cases = await self._read(fr.read_open_cases, now, self.window_ms)
-        for f in findings:
-            self.publish("finding", f.as_json(), keep=True)
-        for s in steps:
-            self.publish("case", s.as_json(), keep=True)
         if not recount or self._cases is None:
             return
         tiles = fr.tiles_of(self._activity, self._cases, now)

@@ -189,30 +189,35 @@ def _rows(source: RowSource, sql: str) -> Sequence[Sequence[Any]]:
 
 
 def _recent(since_ms: int) -> str:
-    return f"ifNull(ts, judged_at) >= {_instant(since_ms)}"
+    """The findings of ``since_ms`` on by their time (their judgement's when they have
+    none), in a form the ``ts`` index and the month partitions narrow."""
+    since = _instant(since_ms)
+    return f"(ts >= {since} OR (ts IS NULL AND judged_at >= {since}))"
 
 
 def read_open_cases(source: RowSource, now_ms: int, window_ms: int = WINDOW_MS) -> OpenCases:
-    """One statement: the window's findings (``findings FINAL``, those of an older
-    judgement than their round's latest dropped, as ``findings_v`` does, by the rounds'
-    keys in ``round_judgements``), less those whose case's last step left it closed."""
+    """One statement: the window's findings, one row per id (a finding stored again, or
+    of a round judged again, is one; no ``FINAL``, which merges the whole partition: ten
+    times the cost on a store of a million findings), those of an older judgement than
+    their round's latest dropped (as ``findings_v`` does, by the rounds' keys in
+    ``round_judgements``), less those whose case's last step left it closed."""
     recent = _recent(now_ms - window_ms)
-    sql = f"""SELECT f.table_id, f.severity, count(), min(f.at_ms)
-FROM (SELECT finding_id, table_id, round_id, start_event_id, severity, judged_at,
-             toUnixTimestamp64Milli(ifNull(ts, judged_at)) AS at_ms
-      FROM findings FINAL WHERE {recent}) AS f
+    sql = f"""SELECT f.t, f.sev, count(), min(f.at_ms)
+FROM (SELECT finding_id AS id, any(table_id) AS t, any(round_id) AS rid,
+             any(start_event_id) AS sid, any(severity) AS sev, max(judged_at) AS judged,
+             min(toUnixTimestamp64Milli(ifNull(ts, judged_at))) AS at_ms
+      FROM findings WHERE {recent} GROUP BY finding_id) AS f
 LEFT JOIN (SELECT table_id, round_id, start_event_id, max(judged_at) AS latest
            FROM round_judgements
            WHERE (table_id, round_id) IN (SELECT table_id, round_id FROM findings
                                           WHERE {recent} AND round_id != '')
            GROUP BY table_id, round_id, start_event_id) AS r
-  ON f.table_id = r.table_id AND f.round_id = r.round_id
- AND f.start_event_id = r.start_event_id
-WHERE (f.round_id = '' OR f.judged_at >= r.latest)
-  AND f.finding_id NOT IN (SELECT finding_id FROM case_events
-                           WHERE finding_id IN (SELECT finding_id FROM findings WHERE {recent})
-                           GROUP BY finding_id HAVING argMax(state, step) = 'closed')
-GROUP BY f.table_id, f.severity"""
+  ON f.t = r.table_id AND f.rid = r.round_id AND f.sid = r.start_event_id
+WHERE (f.rid = '' OR f.judged >= r.latest)
+  AND f.id NOT IN (SELECT finding_id FROM case_events
+                   WHERE finding_id IN (SELECT finding_id FROM findings WHERE {recent})
+                   GROUP BY finding_id HAVING argMax(state, step) = 'closed')
+GROUP BY f.t, f.sev"""
     by_table: dict[str, dict[str, int]] = {}
     oldest: dict[str, int] = {}
     for table_id, severity, n, first_ms in _rows(source, sql):
