@@ -6,12 +6,13 @@ cases carried over. No I/O but the row source's statements (``run(sql) -> Answer
   pit: a table's pit is the rules file's (:meth:`AlertRules.pit_of`, with the table
   directory's as the fallback), as the alerts route it.
 - A finding is of the window when its time (a table-level finding's: its judgement's) is
-  within ``[start, end)``; the findings are ``findings_v``'s (a round's latest judgement).
+  within ``[start, end)``; the findings are those ``findings_v`` shows (a round's latest
+  judgement), read without its join (:func:`_current`).
 - Each case is shown as it stood at the window's end (its steps taken before then), so a
   report made again later says the same: the state, disposition, who has it (in review)
   or closed it, every note, the money recovered.
 - Carried over: the findings before the window whose case was not closed at its end (a
-  finding without a step is open).
+  finding without a step is open): all counted, the latest :data:`MAX_CARRIED` listed.
 - Totals by check, by table and by dealer (the round's ``dealer_id``; a table-level
   finding has none): findings, open, in review, closed, and the money expected, paid
   (the finding's ``actual``) and recovered, in cents.
@@ -30,7 +31,8 @@ from tablewatch.finding_money import money_text
 from tablewatch.rules.events import ms_to_ts
 from tablewatch.store.sql_literals import integer, quote
 
-MAX_LINES: Final = 10_000  # findings of the window, and cases carried over, in one report
+MAX_LINES: Final = 10_000  # findings of the shift in one report (more: refused)
+MAX_CARRIED: Final = 1_000  # cases carried over listed (the latest; all are counted)
 STATES: Final = ("open", "in_review", "closed")
 
 
@@ -157,7 +159,8 @@ class ShiftReport:
     casino: str
     generated_ms: int
     lines: tuple[Line, ...]
-    carried_over: tuple[Line, ...]
+    carried_over: tuple[Line, ...]  # the latest MAX_CARRIED, oldest first
+    carried_over_total: int = 0  # all of them
     summary: Total = field(default_factory=lambda: Total("all"))
     by_check: tuple[Total, ...] = ()
     by_table: tuple[Total, ...] = ()
@@ -166,14 +169,12 @@ class ShiftReport:
 
 # ---- reading -------------------------------------------------------------------------
 
-_FINDING = (
-    "finding_id, table_id, round_id, start_event_id, `check`, severity, expected, actual, "
-    "message, toUnixTimestamp64Milli(ifNull(ts, judged_at)) AS at_ms"
-)
 _STEP = (
     "finding_id, step, kind, toUnixTimestamp64Milli(`at`), `by`, note, reason, state, "
     "assignee, disposition, recovered_cents"
 )
+_TIME = "ifNull(ts, judged_at)"  # a finding's time; a table-level finding's: its judgement's
+IDS_PER_STATEMENT: Final = 100  # a statement read through the worker is a URL (8 KiB)
 
 
 def _instant(ms: int) -> str:
@@ -184,6 +185,27 @@ def _rows(source: RowSource, sql: str) -> Sequence[Sequence[Any]]:
     return source.run(sql).rows
 
 
+def _current(where: str, also: str = "") -> str:
+    """The findings matching ``where`` as ``findings_v`` shows them (a round's latest
+    judgement), one row per id, without the view's join over every stored round: the
+    latest judgements of just their rounds are read from ``round_judgements`` by its key
+    (as the floor's open cases are, ``tablewatch/api/floor_reads.py``). ``also``: a further
+    condition on the columns ``id`` and ``at_ms``."""
+    return f"""SELECT f.id, f.t, f.rid, f.sid, f.chk, f.sev, f.exp, f.act, f.msg, f.at_ms
+FROM (SELECT finding_id AS id, any(table_id) AS t, any(round_id) AS rid,
+             any(start_event_id) AS sid, any(`check`) AS chk, any(severity) AS sev,
+             any(expected) AS exp, any(actual) AS act, any(message) AS msg,
+             max(judged_at) AS judged, min(toUnixTimestamp64Milli({_TIME})) AS at_ms
+      FROM findings WHERE {where} GROUP BY finding_id) AS f
+LEFT JOIN (SELECT table_id, round_id, start_event_id, max(judged_at) AS latest
+           FROM round_judgements
+           WHERE (table_id, round_id) IN (SELECT table_id, round_id FROM findings
+                                          WHERE {where} AND round_id != '')
+           GROUP BY table_id, round_id, start_event_id) AS r
+  ON f.t = r.table_id AND f.rid = r.round_id AND f.sid = r.start_event_id
+WHERE (f.rid = '' OR f.judged >= r.latest){" AND " + also if also else ""}"""
+
+
 def read_shift_report(
     source: RowSource,
     rules: AlertRules,
@@ -192,32 +214,46 @@ def read_shift_report(
     casino: str = "",
     now_ms: int,
     most: int = MAX_LINES,
+    most_carried: int = MAX_CARRIED,
 ) -> ShiftReport:
-    """The report of ``window`` read from ``source`` (module docstring); more than ``most``
-    findings, or cases carried over, is :class:`ReportTooLarge`."""
+    """The report of ``window`` read from ``source`` (module docstring): more than
+    ``most`` findings of the shift is :class:`ReportTooLarge`; of the cases carried over
+    the latest ``most_carried`` are listed, and all are counted."""
     pits = _pits(source, rules)
     tables = None if window.pit is None else sorted(t for t, p in pits.items() if p == window.pit)
     where_tables = "" if tables is None else f" AND table_id IN ({_list(tables)})"
-    time_of = "ifNull(ts, judged_at)"
     in_window = (
-        f"{time_of} >= {_instant(window.start_ms)} AND {time_of} < {_instant(window.end_ms)}"
+        f"{_TIME} >= {_instant(window.start_ms)} AND {_TIME} < {_instant(window.end_ms)}"
         f"{where_tables}"
     )
-    closed = (
-        "SELECT finding_id FROM case_events FINAL WHERE `at` < "
-        f"{_instant(window.end_ms)} GROUP BY finding_id HAVING argMax(state, step) = 'closed'"
+    before = f"{_TIME} < {_instant(window.start_ms)}{where_tables}"
+    not_closed = (
+        "f.id NOT IN (SELECT finding_id FROM case_events WHERE `at` < "
+        f"{_instant(window.end_ms)} AND finding_id IN (SELECT finding_id FROM findings "
+        f"WHERE {before}) GROUP BY finding_id HAVING argMax(state, step) = 'closed')"
     )
-    before = (
-        f"{time_of} < {_instant(window.start_ms)}{where_tables} AND finding_id NOT IN ({closed})"
+    of_window = _rows(
+        source, f"{_current(in_window)} ORDER BY f.at_ms, f.id LIMIT {integer(most + 1)}"
     )
-    of_window = _findings(source, in_window, most, "findings of the shift")
-    carried = _findings(source, before, most, "cases carried over (not closed at its end)")
-    steps = _steps(source, window.end_ms, [in_window, before])
-    dealers = _dealers(source, [in_window, before])
-    pit_of = pits.get
+    if len(of_window) > most:
+        raise ReportTooLarge(
+            f"report: more than {most:,} findings of the shift: one report holds {most:,}; "
+            "give a pit"
+        )
+    carried_sql = _current(before, not_closed)
+    carried = list(reversed(_rows(  # the latest, listed oldest first
+        source, f"{carried_sql} ORDER BY f.at_ms DESC, f.id DESC LIMIT {integer(most_carried)}"
+    )))  # fmt: skip
+    carried_total = len(carried)
+    if carried_total == most_carried:
+        carried_total = int(_rows(source, f"SELECT count() FROM ({carried_sql})")[0][0])
+    carried_ids = [str(r[0]) for r in carried]
+    steps = _steps(source, window.end_ms, in_window, carried_ids)
+    dealers = _dealers(source, in_window, carried_ids)
 
     def line(row: Sequence[Any]) -> Line:
-        return _line(row, pit_of(str(row[1])) or rules.pit_of(str(row[1])), dealers,
+        table_id = str(row[1])
+        return _line(row, pits.get(table_id) or rules.pit_of(table_id), dealers,
                      steps.get(str(row[0]), []))  # fmt: skip
 
     lines = tuple(line(r) for r in of_window)
@@ -230,6 +266,7 @@ def read_shift_report(
         generated_ms=now_ms,
         lines=lines,
         carried_over=tuple(line(r) for r in carried),
+        carried_over_total=carried_total,
         summary=summary,
         by_check=_totals(lines, lambda x: x.check),
         by_table=_totals(lines, lambda x: x.table_id),
@@ -242,6 +279,10 @@ def _list(values: Iterable[str]) -> str:
     return text or "''"  # no table: matches none ('' is no table id)
 
 
+def _chunks(ids: Sequence[str]) -> list[Sequence[str]]:
+    return [ids[i : i + IDS_PER_STATEMENT] for i in range(0, len(ids), IDS_PER_STATEMENT)]
+
+
 def _pits(source: RowSource, rules: AlertRules) -> dict[str, str]:
     """Every table's pit (the rules file's, else the directory's if the file names it)."""
     directory = {str(t): str(p) for t, p in _rows(source, "SELECT table_id, pit FROM tables_v")}
@@ -249,44 +290,39 @@ def _pits(source: RowSource, rules: AlertRules) -> dict[str, str]:
     return {t: rules.pit_of(t, directory.get(t) or None) for t in {*directory, *found}}
 
 
-def _findings(source: RowSource, where: str, most: int, what: str) -> Sequence[Sequence[Any]]:
-    rows = _rows(
-        source,
-        f"SELECT {_FINDING} FROM findings_v WHERE {where} ORDER BY at_ms, finding_id "
-        f"LIMIT {integer(most + 1)}",
-    )
-    if len(rows) > most:
-        raise ReportTooLarge(
-            f"report: more than {most:,} {what}: one report holds {most:,}; give a pit"
-        )
-    return rows
-
-
-def _steps(source: RowSource, end_ms: int, wheres: Sequence[str]) -> dict[str, list[Any]]:
-    """The steps taken before ``end_ms`` on the cases of the findings of ``wheres``."""
-    ids = " UNION ALL ".join(f"SELECT finding_id FROM findings_v WHERE {w}" for w in wheres)
+def _steps(
+    source: RowSource, end_ms: int, in_window: str, ids: Sequence[str]
+) -> dict[str, list[Any]]:
+    """The steps taken before ``end_ms`` on the cases of the findings of the window and
+    of ``ids``, each case's in order."""
+    sets = [f"SELECT finding_id FROM findings WHERE {in_window}"]
+    sets += [_list(chunk) for chunk in _chunks(ids)]
     out: dict[str, list[Any]] = {}
-    for row in _rows(
-        source,
-        f"SELECT {_STEP} FROM case_events FINAL WHERE `at` < {_instant(end_ms)} "
-        f"AND finding_id IN ({ids}) ORDER BY finding_id, step",
-    ):
-        out.setdefault(str(row[0]), []).append(row)
+    for listed in sets:
+        for row in _rows(
+            source,
+            f"SELECT {_STEP} FROM case_events FINAL WHERE `at` < {_instant(end_ms)} "
+            f"AND finding_id IN ({listed}) ORDER BY finding_id, step",
+        ):
+            out.setdefault(str(row[0]), []).append(row)
     return out
 
 
-def _dealers(source: RowSource, wheres: Sequence[str]) -> dict[tuple[str, str, str], str | None]:
-    """The dealer of each round of the findings of ``wheres``."""
-    keys = " UNION ALL ".join(
-        f"SELECT table_id, round_id, start_event_id FROM findings_v WHERE round_id != '' AND {w}"
-        for w in wheres
-    )
-    rows = _rows(
-        source,
-        "SELECT table_id, round_id, start_event_id, dealer_id FROM rounds_v WHERE "
-        f"(table_id, round_id, start_event_id) IN ({keys})",
-    )
-    return {(str(a), str(b), str(c)): None if d is None else str(d) for a, b, c, d in rows}
+def _dealers(
+    source: RowSource, in_window: str, ids: Sequence[str]
+) -> dict[tuple[str, str, str], str | None]:
+    """The dealer of each round of the findings of the window and of ``ids``."""
+    wheres = [in_window] + [f"finding_id IN ({_list(chunk)})" for chunk in _chunks(ids)]
+    out: dict[tuple[str, str, str], str | None] = {}
+    for where in wheres:
+        for a, b, c, d in _rows(
+            source,
+            "SELECT table_id, round_id, start_event_id, dealer_id FROM rounds_v WHERE "
+            "(table_id, round_id, start_event_id) IN (SELECT table_id, round_id, "
+            f"start_event_id FROM findings WHERE round_id != '' AND {where})",
+        ):
+            out[(str(a), str(b), str(c))] = None if d is None else str(d)
+    return out
 
 
 def _line(
@@ -399,4 +435,5 @@ def report_json(report: ShiftReport) -> dict[str, Any]:
             "by_dealer": [total_json(t) for t in report.by_dealer],
         },
         "carried_over": [line_json(x) for x in report.carried_over],
+        "carried_over_total": report.carried_over_total,
     }

@@ -244,11 +244,12 @@ def _story(report: ShiftReport, name: str, where: str, generated: str) -> list[F
     story += _totals_table("By check", report.by_check)
     story += _totals_table("By table", report.by_table)
     story += _totals_table("By dealer", report.by_dealer, none="(no dealer: table-level)")
-    carried = (
-        f"Open cases carried over ({len(report.carried_over)}): findings before the shift "
-        "not closed at its end"
-    )
+    listed = len(report.carried_over)
+    total = max(report.carried_over_total, listed)
+    carried = f"Open cases carried over ({total}): findings before the shift not closed at its end"
     story.append(Paragraph(_text(carried), _SECTION))
+    if total > listed:
+        story.append(_p(f"The latest {listed:,} of {total:,} listed; all of them: /cases."))
     story.append(
         _lines_table(report.carried_over) if report.carried_over else _p("No case carried over.")
     )

@@ -42,6 +42,7 @@ def make_report() -> ShiftReport:
     return ShiftReport(
         window=window, casino="Keystone Downs", generated_ms=1_773_166_000_000, lines=lines,
         carried_over=(line(900, finding_id="F-OLD", state="in_review", assignee="sue"),),
+        carried_over_total=1200,
         summary=summary, by_check=(Total("WRONG_PAYOUT", 70),), by_table=(Total("T-1", 24),),
         by_dealer=(Total("D-0", 18), Total(None, 0)),
     )  # fmt: skip

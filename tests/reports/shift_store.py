@@ -19,6 +19,10 @@ F9   03-09 21:00          T-2  R9   D-9  UNEQUAL_BETS       500  3000  none: ope
 F10  03-09 08:00          T-1  R10  D-9  WRONG_PAYOUT       700  900   reopened 03-10 11:30
 
 \* closed at 18:30Z, after the day shift; \*\* closed 03-10 19:00Z, during the swing.
+
+Besides: F3 stored twice (one finding), and F11, a finding of R1 from an older judgement
+than the round's latest (judged 10:00, the round 11:00): not shown, as ``findings_v``
+does not show it.
 """
 
 from __future__ import annotations
@@ -91,6 +95,12 @@ STEPS: list[tuple[str, str, str, str, str, str, str, str, str, int]] = [
 ]  # fmt: skip
 
 
+FINDING_COLUMNS = [
+    "finding_id", "table_id", "round_id", "start_event_id", "check", "severity", "regulation",
+    "seat", "bet", "expected", "actual", "message", "event_ids", "ts", "judged_at",
+]  # fmt: skip
+
+
 def _at(text: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
@@ -121,12 +131,13 @@ def fill_shift_store(directory: Path) -> str:
             if round_id:
                 rounds.append([table, round_id, f"e-{fid}", "let_it_ride", when, when, dealer,
                                None, 1, 0, 0, False, True, 1, when])  # fmt: skip
-        client.insert(
-            "findings", findings,
-            column_names=["finding_id", "table_id", "round_id", "start_event_id", "check",
-                          "severity", "regulation", "seat", "bet", "expected", "actual",
-                          "message", "event_ids", "ts", "judged_at"],
-        )  # fmt: skip
+        client.insert("findings", findings, column_names=FINDING_COLUMNS)
+        f3 = next(f for f in findings if f[0] == "F3")
+        stale: list[Any] = [
+            "F11", "T-1", "R1", "e-F1", "WRONG_PAYOUT", "critical", "", None, "", 100, 0,
+            "an older judgement's", [], _at("2026-03-10T11:00:00"), _at("2026-03-10T10:00:00"),
+        ]  # fmt: skip
+        client.insert("findings", [list(f3), stale], column_names=FINDING_COLUMNS)
         client.insert(
             "rounds", rounds,
             column_names=["table_id", "round_id", "start_event_id", "game", "start_ts",

@@ -148,6 +148,15 @@ def test_carried_over_as_at_the_shift_end(pool: ReaderPool, rules: AlertRules) -
     assert [x.finding_id for x in swing.carried_over] == ["F10", "F9", "F3", "F4", "F5"]
 
 
+def test_latest_carried_over_listed_all_counted(pool: ReaderPool, rules: AlertRules) -> None:
+    window = shift_window(rules, date(2026, 3, 10), "day")
+    got = read_shift_report(pool, rules, window, now_ms=NOW_MS, most_carried=2)
+    assert [x.finding_id for x in got.carried_over] == ["F7", "F9"]
+    assert got.carried_over_total == 3
+    assert report_json(got)["carried_over_total"] == 3
+    assert report(pool, rules, "day").carried_over_total == 3
+
+
 def test_one_pit(pool: ReaderPool, rules: AlertRules) -> None:
     got = report(pool, rules, "day", "Pit 1")
     assert [x.finding_id for x in got.lines] == ["F1", "F2", "F4", "F5"]

@@ -50,6 +50,8 @@ def test_pages_render_with_the_note_and_numbers(pdf: bytes) -> None:
     assert len(findings_pages) >= 2
     for text in findings_pages:  # the header row repeated on every page of the table
         assert "Time (UTC) Table / round Dealer Check / severity" in text
+    assert "Open cases carried over (1200)" in flat[-1]
+    assert "The latest 1 of 1,200 listed; all of them: /cases." in flat[-1]
     assert "T-1 / R900" in flat[-1] and "in review: sue" in flat[-1]
     assert "Prepared by (name)" in flat[-1] and "Reviewed by (name)" in flat[-1]
 
