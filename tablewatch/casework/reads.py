@@ -6,8 +6,10 @@ Values reach a statement only as quoted literals. Times are selected as epoch ms
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final, Protocol
 
 from tablewatch.api.reads import _latest_judgements
@@ -206,6 +208,8 @@ def _open_cases(
         where.append(f"{age} < {integer(q.until_ms)}")
     batch = want + QUEUE_SPARE
     kept: list[Sequence[Any]] = []
+    worked: dict[str, Case] = {}  # released or reopened
+    table_pits: dict[str, str] = {}
     while len(kept) < want:
         clauses = where + ([_after(after, severity, age, "finding_id")] if after else [])
         # no FINAL: a finding stored twice (judged again, not merged yet) is one row, the
@@ -220,7 +224,17 @@ def _open_cases(
             " ORDER BY severity_rank, age_ms, finding_id, judged_at DESC"
             f" LIMIT 1 BY finding_id LIMIT {integer(batch)}",
         )
-        latest = _latest_judgements(source, {(str(r[1]), str(r[2])) for r in rows if r[2]})
+        # the rounds' latest judgements, the cases of those released or reopened and the
+        # pits, at once on a source that runs statements at once
+        keys = {(str(r[1]), str(r[2])) for r in rows if r[2]}
+        flagged = [str(r[0]) for r in rows if _bool(r[10])]
+        latest, found, table_pits = _together(
+            source,
+            partial(_latest_judgements, source, keys),
+            partial(_cases_of, source, flagged),
+            partial(_pits, source) if not table_pits else partial(dict, table_pits),
+        )
+        worked.update(found)
         kept += [
             r for r in rows
             if not r[2] or int(r[9]) >= latest.get((str(r[1]), str(r[2]), str(r[3])), 0)
@@ -229,8 +243,6 @@ def _open_cases(
             break
         after = (int(rows[-1][7]), int(rows[-1][8]), str(rows[-1][0]))
     kept = kept[:want]
-    worked = _cases_of(source, [str(r[0]) for r in kept if _bool(r[10])])  # released, reopened
-    table_pits = _pits(source) if kept else {}
     out = []
     for r in kept:
         finding_id, table_id = str(r[0]), str(r[1])
@@ -297,18 +309,39 @@ def _worked_cases(
         f" WHERE {' AND '.join(where)}"
         f" ORDER BY severity_rank, age_ms, finding_id LIMIT {integer(want)}",
     )
-    cases = _cases_of(source, [str(k[0]) for k in keys])
+    ids = [str(k[0]) for k in keys]
+    half = (len(ids) + 1) // 2
+    first, second = _together(
+        source, partial(_cases_of, source, ids[:half]), partial(_cases_of, source, ids[half:])
+    )
+    cases = {**first, **second}
     return [((rank, int(k[1]), int(k[2]), str(k[0])), cases[str(k[0])]) for k in keys]
+
+
+# the threads a queue page's independent statements run on at once (a few requests' worth:
+# each waits for a reader of the source as a single statement would)
+_READS: Final = ThreadPoolExecutor(max_workers=4, thread_name_prefix="queue-reads")
+
+
+def _together(source: Rows, *calls: Callable[[], Any]) -> list[Any]:
+    """Each of ``calls``' answers: at once on a source that runs statements at once (its
+    ``concurrent`` attribute: the API's pool of readers), else one after the other (the
+    worker's ``/query`` turns away a statement when its few readers are busy)."""
+    if not getattr(source, "concurrent", False):
+        return [call() for call in calls]
+    return [future.result() for future in [_READS.submit(call) for call in calls]]
 
 
 def _cases_of(source: Rows, finding_ids: Sequence[str]) -> dict[str, Case]:
     """The cases of those of ``finding_ids`` that have a step."""
     out: dict[str, Case] = {}
+    if not finding_ids:
+        return out
     for at in range(0, len(finding_ids), IDS_PER_STATEMENT):
         listed = ", ".join(quote(f) for f in finding_ids[at : at + IDS_PER_STATEMENT])
         for r in _rows(
             source,
-            f"SELECT {_CASE_COLUMNS} FROM case_events WHERE finding_id IN ({listed})"
+            f"SELECT {_CASE_COLUMNS} FROM case_events PREWHERE finding_id IN ({listed})"
             " GROUP BY finding_id",
         ):
             out[str(r[0])] = _queued(r)
