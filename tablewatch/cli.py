@@ -89,7 +89,8 @@ COMMANDS = {
     ),
     "serve-api": LazyCommand(
         "tablewatch.commands.serve_api:serve_api",
-        "Serve the auditor API (/api/v1/...) and pages (/, /findings ...), read-only.",
+        "Serve the auditor API (/api/v1/...) and pages (/, /findings ...): read-only but for "
+        "casework (/api/v1/cases..., with --access-file), whose steps the desk writes.",
     ),
     "serve-ingest": LazyCommand(
         "tablewatch.commands.ingest:serve_ingest",
