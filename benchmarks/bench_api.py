@@ -89,9 +89,9 @@ SEQ_STEP = 10_000_000
 JUDGED_AT = 1_796_000_000_000
 
 
-def seed(client: Client, tables: int, rounds: int) -> None:
+def seed(client: Client, tables: int, rounds: int, error_rate: float = 0.05) -> None:
     """The simulated floor, audited and written as the worker writes it."""
-    floor = Floor(tables=tables, rounds=rounds, seed=3, error_rate=0.05, jackpot_rate=0.02)
+    floor = Floor(tables=tables, rounds=rounds, seed=3, error_rate=error_rate, jackpot_rate=0.02)
     auditor = Auditor(parse_config(floor.config))
     writer = StoreWriter(client)
     batch = StoreBatch()
@@ -211,16 +211,17 @@ def fill(
     *,
     first: int = 1,
     events_until: int | None = None,
+    error_rate: float = 0.05,
 ) -> dict[str, Any]:
     """Seed and expand the store (``first`` > 1: go on expanding a store filled up to
-    copy ``first - 1``)."""
+    copy ``first - 1``; ``error_rate``: the seed floor's)."""
     dsn = f"chdb:///{directory}"
     client = connect(dsn)
     try:
         migrate(client)
         started = time.perf_counter()
         if first == 1:
-            seed(client, tables, seed_rounds)
+            seed(client, tables, seed_rounds, error_rate)
         ((low, high),) = client.query(
             "SELECT toUnixTimestamp64Milli(min(ts)), toUnixTimestamp64Milli(max(ts)) "
             f"FROM raw_events WHERE ingested_at = fromUnixTimestamp64Milli({JUDGED_AT}, 'UTC')"
