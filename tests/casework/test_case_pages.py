@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import re
 from html import unescape
+from types import SimpleNamespace
 
+from fastapi import FastAPI
+from starlette.requests import Request
+
+from tablewatch.api.case_actions import WorkerActions
+from tablewatch.api.routes.case_pages import dispositions_of
 from tablewatch.casework.dispositions import DEFAULT_DISPOSITIONS
 from tablewatch.links import round_path
 from tests.casework import test_api_cases
@@ -129,3 +135,13 @@ def test_the_case_page_of_a_finding(world_of_cases: World) -> None:
     assert "open, unclaimed" in html
     status, html = page(world, "root", "/cases/no-such-finding")
     assert status == 404 and "no finding" in html
+
+
+def test_the_close_form_offers_the_rules_files_list_with_a_worker() -> None:
+    app = FastAPI()
+    app.state.case_actions = WorkerActions("http://127.0.0.1:9")  # the worker's desk decides
+    app.state.alert_rules = SimpleNamespace(dispositions=("found on video", "no fault"))
+    request = Request({"type": "http", "app": app, "headers": [], "path": "/"})
+    assert dispositions_of(request) == ("found on video", "no fault")
+    del app.state.alert_rules
+    assert dispositions_of(request) == DEFAULT_DISPOSITIONS

@@ -75,11 +75,13 @@ def login_link(request: Request) -> str:
 
 
 def dispositions_of(request: Request) -> Sequence[str]:
-    """The configured list: the desk's (``serve-api --dsn``), else the app's, else the
-    default."""
-    actions = getattr(request.app.state, "case_actions", None)
-    desk = getattr(actions, "desk", None)
-    found = getattr(desk, "dispositions", None) or getattr(request.app.state, "dispositions", None)
+    """The configured list: the desk's (``serve-api --dsn``), else the rules file's
+    (``serve-api --rules``; with ``--worker`` the worker's desk decides by its own, the
+    same file), else the default."""
+    state = request.app.state
+    desk = getattr(getattr(state, "case_actions", None), "desk", None)
+    rules = getattr(state, "alert_rules", None)
+    found = getattr(desk, "dispositions", None) or getattr(rules, "dispositions", None)
     return tuple(found) if found else DEFAULT_DISPOSITIONS
 
 
