@@ -145,3 +145,20 @@ def test_the_close_form_offers_the_rules_files_list_with_a_worker() -> None:
     assert dispositions_of(request) == ("found on video", "no fault")
     del app.state.alert_rules
     assert dispositions_of(request) == DEFAULT_DISPOSITIONS
+
+
+def test_an_acknowledged_alerts_case_shows_the_ack(world_of_cases: World) -> None:
+    world = world_of_cases
+    finding_id = in_pit(world, world.pits[0], 8)
+    world.store.command(
+        "INSERT INTO alert_events (event_id, alert_id, kind, ts, finding_ids, by, note,"
+        " recorded_at) VALUES"
+        f" ('e1', 'A-1<b>', 'raised', now64(3), ['{finding_id}'], '', '', now64(3)),"
+        f" ('e2', 'A-1<b>', 'acknowledged', now64(3), ['{finding_id}'], 'fm', 'on it <i>',"
+        " now64(3))"
+    )
+    table_id, round_id = round_of(world, finding_id)
+    _, html = page(world, "aud", round_path(table_id, round_id))
+    panel = html.split(f'id="case-{finding_id}"')[1].split("</section>")[0]
+    assert "Alert A-1&lt;b&gt; acknowledged by fm at " in panel
+    assert ": on it &lt;i&gt;</p>" in panel
