@@ -162,3 +162,13 @@ def test_an_acknowledged_alerts_case_shows_the_ack(world_of_cases: World) -> Non
     panel = html.split(f'id="case-{finding_id}"')[1].split("</section>")[0]
     assert "Alert A-1&lt;b&gt; acknowledged by fm at " in panel
     assert ": on it &lt;i&gt;</p>" in panel
+
+
+def test_a_bad_filter_or_cursor_is_a_page_naming_it(world_of_cases: World) -> None:
+    world = world_of_cases
+    status, html = page(world, "aud", "/cases?limit=0")
+    assert status == 422 and "limit" in html and not ROW.search(html)
+    status, html = page(world, "aud", "/cases?state=lost")
+    assert status == 422 and "state" in html
+    status, html = page(world, "aud", "/cases?cursor=bm90LWEtY3Vyc29y")
+    assert status == 422 and "cursor" in html
