@@ -188,13 +188,16 @@ class FloorFeed:
     # --- the poller ----------------------------------------------------------------------
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:  # until cancelled (_stop)
+            started = loop.time()
             try:
                 await self.tick()
                 if self._problem is not None:
                     self._problem = None
                     self.publish("problem", {"reason": None})
-                delay = self.interval_s
+                # a poll every interval_s, however long the last took (not a pause after)
+                delay = max(0.05, self.interval_s - (loop.time() - started))
             except SourceError as exc:
                 if exc.reason != self._problem:
                     self._problem = exc.reason

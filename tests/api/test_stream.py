@@ -120,7 +120,8 @@ def test_a_stream_given_its_last_event_id_is_sent_what_it_missed_first(url: str,
             missed = back.next("finding")
             assert missed.data["finding_id"] == "resume-2"
             tiles, _ = back.snapshot()  # then the floor as it stands
-            assert tiles[CLOSED]["open_cases"]["high"] >= 1
+            if not tiles[CLOSED]["open_cases"]["high"]:  # the recount follows the news
+                back.next("tile", lambda d: d["table_id"] == CLOSED and d["open_cases"]["high"])
 
 
 def test_a_subscriber_that_does_not_read_is_dropped_and_the_others_get_every_finding(
