@@ -55,7 +55,7 @@ def test_live_prints_the_floor_and_a_round_with_a_finding_served_meanwhile(
         # the floor streamed in the present: every table has played rounds today (UTC) and
         # none is stale (an event within 10 minutes)
         tiles = re.findall(
-            r'<a class="tile([^"]*)".*?<dt>rounds today</dt><dd>(\d+)</dd>', floor, re.S
+            r'<a class="tile([^"]*)".*?<dt>rounds today</dt><dd[^>]*>(\d+)</dd>', floor, re.S
         )
         assert len(tiles) == 4, floor
         assert all(int(rounds) > 0 for _, rounds in tiles), tiles
