@@ -104,14 +104,22 @@ def test_a_finding_and_its_case_steps_reach_the_stream_with_the_tile_and_the_str
             time.sleep(0.05)
 
 
-def test_a_stream_given_its_last_event_id_is_sent_what_it_missed_first(url: str, dsn: str) -> None:
+def test_a_stream_given_its_last_event_id_is_sent_what_it_missed_first(
+    url: str, dsn: str, app: FastAPI
+) -> None:
+    feed: FloorFeed = app.state.floor_feed
     with listening(url) as watcher:
         watcher.snapshot()
         with listening(url) as first:
             first.snapshot()
+            assert feed.subscribers == 2
             with open_store(dsn) as client:
                 finding(client, "resume-1", "BJ-02", "medium")
             last_id = first.next("finding", lambda d: d["finding_id"] == "resume-1").id
+        deadline = time.monotonic() + 5
+        while feed.subscribers != 1:  # a client gone is out by the next write (a heartbeat)
+            assert time.monotonic() < deadline, "the closed stream is still subscribed"
+            time.sleep(0.05)
         with open_store(dsn) as client:
             finding(client, "resume-2", "BJ-02", "high")
         watcher.next("finding", lambda d: d["finding_id"] == "resume-2")  # published, unseen
