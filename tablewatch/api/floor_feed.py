@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from tablewatch.api import floor_reads as fr
-from tablewatch.api.sources import RowSource, SourceError
+from tablewatch.api.sources import RowSource, SourceBusy, SourceError
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,7 @@ T = TypeVar("T")
 Frame = bytes
 REMEMBERED = 10_000  # finding ids and case steps remembered as sent
 PAGES_PER_TICK = 10
+BUSY_POLLS = 6  # polls in a row answered busy before the stream says so
 
 
 def frame(event: str, data: dict[str, Any], event_id: str | None = None) -> Frame:
@@ -189,15 +190,25 @@ class FloorFeed:
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
+        busy = 0  # polls in a row the source answered busy
         while True:  # until cancelled (_stop)
             started = loop.time()
             try:
                 await self.tick()
+                busy = 0
                 if self._problem is not None:
                     self._problem = None
                     self.publish("problem", {"reason": None})
                 # a poll every interval_s, however long the last took (not a pause after)
                 delay = max(0.05, self.interval_s - (loop.time() - started))
+            except SourceBusy:
+                # every reader (the worker's two query threads) taken for a moment: the
+                # next poll reads what this one missed; said only when it lasts
+                busy += 1
+                delay = self.interval_s
+                if busy >= BUSY_POLLS and self._problem is None:
+                    self._problem = "the store's readers are busy: the floor is behind"
+                    self.publish("problem", {"reason": self._problem})
             except SourceError as exc:
                 if exc.reason != self._problem:
                     self._problem = exc.reason

@@ -5,18 +5,27 @@ and the strip they change; a subscriber that does not read is dropped; a resume.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi import FastAPI
 
 from tablewatch.api.app import create_app
 from tablewatch.api.floor_feed import FloorFeed
-from tablewatch.api.sources import ReaderPool, open_product_reader
+from tablewatch.api.sources import (
+    ReaderPool,
+    SourceBusy,
+    SourceError,
+    SourceUnavailable,
+    open_product_reader,
+)
 from tablewatch.rules.events import ms_to_ts
 from tablewatch.store.client import open_store
+from tablewatch.store.read_only import Answer
 from tests.api.floor_store import CLOSED, QUIET, case_step, finding, make_store, now_ms
 from tests.api.live_server import served
 from tests.api.sse import listening
@@ -172,5 +181,59 @@ def test_a_subscriber_that_does_not_read_is_dropped_and_the_others_get_every_fin
         await asyncio.sleep(0.05)
         assert not feed.running  # nobody listens: no more polls
         reading.cancel()
+
+    asyncio.run(run())
+
+
+class Flaky:
+    """The pool, failing as told: ``error`` raised by every statement while set."""
+
+    def __init__(self, pool: ReaderPool) -> None:
+        self.pool = pool
+        self.error: SourceError | None = None
+
+    def run(self, sql: str) -> Answer:
+        if self.error is not None:
+            raise self.error
+        return self.pool.run(sql)
+
+
+def test_a_store_that_cannot_be_read_is_a_problem_event_and_a_busy_moment_is_not(
+    pool: ReaderPool,
+) -> None:
+    source = Flaky(pool)
+
+    async def run() -> None:
+        feed = FloorFeed(source, interval_s=0.05, activity_every_s=60, linger_s=0)
+        sub, _ = feed.subscribe()
+
+        async def problems(until_s: float) -> list[dict[str, Any]]:
+            out = []
+            deadline = time.monotonic() + until_s
+            while time.monotonic() < deadline:
+                try:
+                    item = await asyncio.wait_for(sub.queue.get(), 0.05)
+                except TimeoutError:
+                    continue
+                assert item is not None
+                if b"event: problem" in item:
+                    out.append(json.loads(item.split(b"data: ", 1)[1]))
+            return out
+
+        while feed.ticks < 2:
+            await asyncio.sleep(0.02)
+        source.error = SourceBusy("every reader is busy", retry_after_s=1)
+        feed.ticks = 0
+        while feed.ticks < 3:  # three polls busy: no word of it
+            await asyncio.sleep(0.01)
+        source.error = None
+        assert await problems(0.3) == []
+        source.error = SourceUnavailable("the worker at http://w:6066 cannot be reached")
+        assert await problems(0.5) == [
+            {"reason": "the worker at http://w:6066 cannot be reached"}
+        ]  # said once, not at every poll
+        source.error = None
+        assert await problems(2.5) == [{"reason": None}]  # resolved
+        feed.unsubscribe(sub)
 
     asyncio.run(run())
