@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tablewatch.api.app import create_app
 from tablewatch.api.floor_feed import FloorFeed
@@ -20,11 +20,11 @@ from tablewatch.api.sources import ReaderPool, open_product_reader
 from tablewatch.store.client import open_store
 from tests.api.floor_store import CLOSED, QUIET, case_step, finding, make_store
 from tests.api.live_server import served
-from tests.api.test_pages_browser import ARGS, CHROMIUM
+from tests.browser import Shots
 
 pytestmark = pytest.mark.browser
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "floor"
+shot = Shots("floor")
 WITHIN_MS = 3000  # a new finding on the floor's tiles, without a reload
 
 
@@ -45,16 +45,6 @@ def base_url(dsn: str) -> Iterator[str]:
         pool.close()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1400, "height": 800})
@@ -62,11 +52,6 @@ def page(browser: Browser) -> Iterator[Page]:
         yield context.new_page()
     finally:
         context.close()
-
-
-def shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
 def tile(page: Page, table_id: str) -> Locator:

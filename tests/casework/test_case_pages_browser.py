@@ -6,34 +6,20 @@ Screenshots go to test-artifacts/cases/."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from tablewatch.links import round_path
 from tests.api.live_server import served
+from tests.browser import Shots
 from tests.casework import test_api_cases
 from tests.casework.test_api_cases import World, auth, in_pit
 
 pytestmark = pytest.mark.browser
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "cases"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+shot = Shots("cases")
 
 world_of_browser = test_api_cases.world  # the API's world (module-scoped): this module's own
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def signed_in(browser: Browser, base: str, token: str, path: str) -> Page:
@@ -43,11 +29,6 @@ def signed_in(browser: Browser, base: str, token: str, path: str) -> Page:
     page.click("form[action='/login'] button")
     page.wait_for_url(f"{base}{path}")
     return page
-
-
-def shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
 def last_step(world: World, finding_id: str) -> tuple[object, ...]:

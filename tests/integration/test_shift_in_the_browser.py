@@ -29,19 +29,18 @@ from typing import Any
 
 import pypdfium2 as pdfium
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from tablewatch.alerts.rules_file import AlertRules, load_rules
 from tablewatch.links import round_path
 from tablewatch.services import free_port
+from tests.browser import Shots
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts" / "shift"
+shot = Shots("shift")
 RULES = ROOT / "examples" / "alerts.yaml"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 NOTE = "Video CAM review: payout corrected at the table, dealer coached (shift test)"
 
 # Records, in the page, when each tile first showed a critical finding's flash while red:
@@ -66,11 +65,6 @@ OBSERVER = """
   }).observe(document.getElementById("tiles"), {attributes: true, subtree: true, childList: true});
 }
 """
-
-
-def shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
 def api_json(base: str, path: str, token: str | None = None, body: Any = None) -> Any:
@@ -138,12 +132,11 @@ def live_run(kafka_bootstrap: str, tmp_path: Path) -> Iterator[LiveRun]:
         reader.join(timeout=10)
 
 
-def test_a_shift_worked_in_the_browser(live_run: LiveRun) -> None:
+def test_a_shift_worked_in_the_browser(live_run: LiveRun, browser: Browser) -> None:
     base, run = live_run.base, live_run.run
     sam = (run / "sam.token").read_text().strip()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    try:
         floor = context.new_page()
         floor.goto(base + "/")
         floor.evaluate(OBSERVER)
@@ -213,11 +206,12 @@ def test_a_shift_worked_in_the_browser(live_run: LiveRun) -> None:
         for number in range(len(pdf)):
             sheet = pdf[number]
             text += sheet.get_textpage().get_text_range()
-            sheet.render(scale=1.5).to_pil().save(ARTIFACTS / f"7-report-page-{number + 1}.png")
+            sheet.render(scale=1.5).to_pil().save(shot.path(f"7-report-page-{number + 1}.png"))
         flat = " ".join(text.split())
         assert "Video CAM review" in flat and "dealer coached" in flat, flat[:3000]
         assert table_id in flat and "confirmed: corrected at the table" in flat, flat[:3000]
-        browser.close()
+    finally:
+        context.close()
 
 
 def _first_critical(base: str, floor: Page, timeout_s: float = 240) -> dict[str, Any]:

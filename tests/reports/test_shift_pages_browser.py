@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect, sync_playwright
+from playwright.sync_api import Browser, expect
 
 from tablewatch.access.access_file import AccessEntry, AccessFile, save
 from tablewatch.access.authenticate import FileTokenAuthenticator
@@ -21,16 +21,12 @@ from tablewatch.alerts.rules_file import load_rules
 from tablewatch.api.app import create_app
 from tablewatch.api.sources import ReaderPool, open_product_reader
 from tests.api.live_server import served
+from tests.browser import Shots
 from tests.reports.shift_store import NOTE_F1, fill_shift_store, write_rules
 
 pytestmark = pytest.mark.browser
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "shift-report"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
+ARTIFACTS = Shots("shift-report").folder
 
 
 @pytest.fixture(scope="module")
@@ -53,16 +49,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
             yield url, token
     finally:
         pool.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def test_the_form_makes_the_report_and_its_pdf(browser: Browser, site: tuple[str, str]) -> None:
