@@ -30,7 +30,13 @@ from tablewatch.api.callers import caller
 from tablewatch.api.filters import CODES, ID_MAX
 from tablewatch.api.models import Severity
 from tablewatch.api.reads import BadCursor, encode_cursor
-from tablewatch.api.routes.cases import CaseFilters, case_page, queue_of, visible_pits
+from tablewatch.api.routes.cases import (
+    CaseFilters,
+    alerter_of,
+    case_page,
+    queue_of,
+    visible_pits,
+)
 from tablewatch.api.routes.pages import _page, _reasons, problem
 from tablewatch.casework import reads
 from tablewatch.casework.dispositions import DEFAULT_DISPOSITIONS
@@ -147,7 +153,9 @@ async def case_page_html(request: Request, finding_id: str) -> HTMLResponse:
     if len(finding_id) > ID_MAX:
         return problem(request, 404, f"no finding: an id is at most {ID_MAX} characters")
     try:
-        d = await run_in_threadpool(case_page, source_of(request), finding_id, viewer.principal)
+        d = await run_in_threadpool(
+            case_page, source_of(request), finding_id, viewer.principal, alerter_of(request)
+        )
     except HTTPException as exc:
         return problem(request, exc.status_code, str(exc.detail))
     return _page(
@@ -167,7 +175,10 @@ def round_cases(request: Request, report: RoundReport) -> dict[str, Any]:
             if finding.finding_id is None:
                 continue
             try:
-                panels.append(case_page(source_of(request), finding.finding_id, viewer.principal))
+                panels.append(
+                    case_page(source_of(request), finding.finding_id, viewer.principal,
+                              alerter_of(request))
+                )  # fmt: skip
             except HTTPException as exc:
                 panels.append({"finding_id": finding.finding_id, "refused": str(exc.detail)})
     return _context(

@@ -18,6 +18,7 @@ from starlette.concurrency import run_in_threadpool
 
 from tablewatch.access.authenticate import Principal
 from tablewatch.access.roles import Permission, Role
+from tablewatch.api import alerter_acks
 from tablewatch.api import reads as api_reads
 from tablewatch.api.app import source_of
 from tablewatch.api.callers import caller, require_json, token_of
@@ -106,8 +107,11 @@ def may_read(principal: Principal, pit: str) -> None:
         )
 
 
-def case_page(source: RowSource, finding_id: str, principal: Principal) -> dict[str, Any]:
-    """A case, its finding, steps, acks, cameras and round window (blocking)."""
+def case_page(
+    source: RowSource, finding_id: str, principal: Principal, alerter_url: str | None = None
+) -> dict[str, Any]:
+    """A case, its finding, steps, acks, cameras and round window (blocking); the acks the
+    alerter at ``alerter_url`` holds too (:mod:`tablewatch.api.alerter_acks`)."""
     finding = reads.finding_ref(source, finding_id)
     if finding is None:
         raise HTTPException(404, f"no finding {finding_id!r}")
@@ -118,15 +122,24 @@ def case_page(source: RowSource, finding_id: str, principal: Principal) -> dict[
         f"SELECT {api_reads._FINDING_COLUMNS} FROM findings_v"
         f" WHERE finding_id = {quote(finding_id)} ORDER BY judged_at DESC LIMIT 1"
     ).rows
+    acks = reads.acks(source, finding_id)
+    if alerter_url is not None:
+        acks = alerter_acks.merged(acks, alerter_acks.from_alerter(alerter_url, finding_id))
     return {
         **case_json(shown),
         "finding": api_reads.finding_of(rows[0]).model_dump(mode="json") if rows else None,
         "steps": [step_json(s) for s in history],
         "step_count": shown.steps,
-        "acks": [{**a, "at": iso(a["at"])} for a in reads.acks(source, finding_id)],
+        "acks": [{**a, "at": iso(a["at"])} for a in acks],
         "cameras": reads.cameras(source, finding.table_id),
         "round_window": _window(finding),
     }
+
+
+def alerter_of(request: Request) -> str | None:
+    """The alerter's URL (``serve-api --alerter``), or None."""
+    url: str | None = getattr(request.app.state, "alerter_url", None)
+    return url
 
 
 def _window(finding: FindingRef) -> dict[str, str | None]:
@@ -142,7 +155,7 @@ async def get_case(request: Request, finding_id: str) -> dict[str, Any]:
     if len(finding_id) > ID_MAX:
         raise HTTPException(404, f"no finding: an id is at most {ID_MAX} characters")
     page: dict[str, Any] = await run_in_threadpool(
-        case_page, source_of(request), finding_id, principal
+        case_page, source_of(request), finding_id, principal, alerter_of(request)
     )
     return page
 
