@@ -1,4 +1,4 @@
-"""``tablewatch cases list|show|claim|release|note|close|reopen``: the casework of
+"""``tablewatch cases list|show|claim|release|note|bookmark|link|close|reopen``: the casework of
 serve-api's ``/api/v1/cases`` (docs/casework.md), over HTTP.
 
 Who acts is the bearer token's holder (``TABLEWATCH_TOKEN``, or ``--token-file``): the
@@ -330,6 +330,35 @@ def note(finding_id: str, note: str, client: Api) -> None:
     _act(client, finding_id, "note", {"note": note})
 
 
+@cases.command("bookmark")
+@click.argument("finding_id")
+@click.option("--camera", help="The camera (default: the table's first).")
+@click.option("--window-start", help="The video's start (default: the round's start - 30 s).")
+@click.option("--window-end", help="The video's end (default: the round's end + 30 s).")
+@_api_options
+def bookmark(
+    finding_id: str, camera: str | None, window_start: str | None, window_end: str | None,
+    client: Api,
+) -> None:  # fmt: skip
+    """Bookmark the video of FINDING_ID's case: a camera and a time window (UTC)."""
+    _act(client, finding_id, "bookmark", _video(camera, window_start, window_end))
+
+
+@cases.command("link")
+@click.argument("finding_id")
+@click.argument("related", nargs=-1, required=True)
+@_api_options
+def link(finding_id: str, related: tuple[str, ...], client: Api) -> None:
+    """Link FINDING_ID's case to the findings RELATED (their ids)."""
+    _act(client, finding_id, "link", {"finding_ids": list(related)})
+
+
+def _video(camera: str | None, window_start: str | None, window_end: str | None) -> dict[str, str]:
+    """The bookmark's fields given (the server fills the others from the round)."""
+    given = (("camera", camera), ("window_start", window_start), ("window_end", window_end))
+    return {key: value for key, value in given if value is not None}
+
+
 @cases.command("close")
 @click.argument("finding_id")
 @click.option("--disposition", required=True, help="One of the configured dispositions.")
@@ -350,11 +379,7 @@ def close(
     except ValueError as exc:
         _stop(f"--recovered: {printable(str(exc))}", EXIT_USAGE)
     body: dict[str, Any] = {"disposition": disposition, "note": note, "recovered_cents": cents}
-    for key, value in (("camera", camera), ("window_start", window_start),
-                       ("window_end", window_end)):  # fmt: skip
-        if value is not None:
-            body[key] = value
-    _act(client, finding_id, "close", body)
+    _act(client, finding_id, "close", body | _video(camera, window_start, window_end))
 
 
 @cases.command("reopen")

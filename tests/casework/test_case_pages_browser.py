@@ -75,6 +75,14 @@ def test_claim_refused_bookmark_close_reopen_in_the_browser(
         expect(sam.locator(f"{panel} tr[data-kind='bookmarked']")).to_have_count(1)
         step = last_step(world, finding_id)
         assert step[0] == "bookmarked" and step[8] == cameras[1]
+        # related findings linked: ids separated by a comma and spaces
+        related = [in_pit(world, world.pits[0], 5), in_pit(world, world.pits[0], 6)]
+        link = sam.locator(f"{panel} form[data-action='link']")
+        link.locator("input[name='finding_ids']").fill(f" {related[0]}, {related[1]} ")
+        link.locator("button").click()
+        expect(sam.locator(f"{panel} tr[data-kind='linked']")).to_have_count(1)
+        linked = world.client.get(f"/api/v1/cases/{finding_id}", headers=auth(world, "aud"))
+        assert sorted(linked.json()["links"]) == sorted(related)
         # money typed wrong is refused in the page, nothing sent
         close = sam.locator(f"{panel} form[data-action='close']")
         close.locator("select[name='disposition']").select_option(
@@ -84,7 +92,7 @@ def test_claim_refused_bookmark_close_reopen_in_the_browser(
         close.locator("input[name='recovered']").fill("12.5.0")
         close.locator("button").click()
         expect(close.locator(".case-error")).to_contain_text("not an amount")
-        assert last_step(world, finding_id)[0] == "bookmarked"
+        assert last_step(world, finding_id)[0] == "linked"
         close.locator("input[name='recovered']").fill("12.50")
         close.locator("button").click()
         expect(sam.locator(f"{panel} .case-state")).to_have_text(

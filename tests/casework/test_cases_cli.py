@@ -109,3 +109,25 @@ def test_usage_mistakes_exit_2_and_write_nothing(world_of_cli: World, base: str)
     unknown = run(world, base, "sam", "note", "no-such-finding", "hello")
     assert unknown.exit_code == 1 and "HTTP 404" in unknown.stderr
     assert step_rows(world) == before
+
+
+def test_bookmark_and_link(world_of_cli: World, base: str) -> None:
+    world = world_of_cli
+    finding_id = in_pit(world, world.pits[0], 9)
+    related = [in_pit(world, world.pits[0], 10), in_pit(world, world.pits[0], 11)]
+    case = world.client.get(f"/api/v1/cases/{finding_id}", headers=auth(world, "aud")).json()
+    camera = case["cameras"][-1]
+    marked = run(world, base, "sam", "bookmark", finding_id, "--camera", camera,
+                 "--window-start", "2026-11-29T18:00:00.000Z",
+                 "--window-end", "2026-11-29T18:02:00.000Z")  # fmt: skip
+    assert marked.exit_code == 0, marked.output
+    linked = run(world, base, "sam", "link", finding_id, *related)
+    assert linked.exit_code == 0, linked.output
+    after = world.client.get(f"/api/v1/cases/{finding_id}", headers=auth(world, "aud")).json()
+    assert (after["camera"], after["window_start"], after["window_end"]) == (
+        camera, "2026-11-29T18:00:00.000Z", "2026-11-29T18:02:00.000Z",
+    )  # fmt: skip
+    assert sorted(after["links"]) == sorted(related)
+    assert [s["kind"] for s in after["steps"]] == ["bookmarked", "linked"]
+    none = run(world, base, "sam", "link", finding_id)
+    assert none.exit_code == 2 and "RELATED" in none.output

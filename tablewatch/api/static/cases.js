@@ -1,6 +1,6 @@
 // The case forms of the round page and the case page (docs/api.md, "Casework pages").
 // Each <form class="case-action" data-finding="ID" data-action="claim|release|note|
-// bookmark|close|reopen"> is sent as JSON to POST /api/v1/cases/{ID}/{action} with the
+// bookmark|link|close|reopen"> is sent as JSON to POST /api/v1/cases/{ID}/{action} with the
 // session cookie (same origin): a cross-site form cannot send application/json. The
 // server decides and records who acted (the session's holder); an answer other than 200
 // is shown in the form, as text, and the page is reloaded on success.
@@ -27,6 +27,8 @@
                           " is not an amount in dollars and cents, like 12.50");
         }
         body[field.dataset.money] = amount;
+      } else if (field.dataset.list !== undefined) {
+        body[field.name] = value.split(/[\s,]+/).filter((id) => id !== "");
       } else if (value.trim() === "" && field.dataset.optional !== undefined) {
         continue;
       } else {
