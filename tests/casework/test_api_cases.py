@@ -294,6 +294,26 @@ def test_login_sets_a_strict_http_only_cookie_that_acts(world: World) -> None:
     assert out.status_code == 303 and 'tablewatch_session=""' in out.headers["set-cookie"]
 
 
+def test_a_sign_in_or_out_posted_from_another_site_is_refused(world: World) -> None:
+    client = TestClient(world.app)
+    form = {"token": world.tokens["sue"], "next": "/cases"}
+    elsewhere = {"Origin": "https://evil.example"}
+    refused = client.post("/login", data=form, headers=elsewhere, follow_redirects=False)
+    assert refused.status_code == 403 and "another site" in refused.text
+    assert "set-cookie" not in refused.headers
+    here = {"Origin": "http://testserver"}  # the browser's Origin of this site's own form
+    signed = client.post("/login", data=form, headers=here, follow_redirects=False)
+    assert signed.status_code == 303 and signed.headers["location"] == "/cases"
+    out = client.post("/logout", headers=elsewhere, follow_redirects=False)
+    assert out.status_code == 403 and "set-cookie" not in out.headers
+    assert client.post("/logout", headers=here, follow_redirects=False).status_code == 303
+    # behind a proxy that rewrites Host, the site is the one it forwards
+    proxied = {"Origin": "https://tablewatch.casino.example",
+               "X-Forwarded-Host": "tablewatch.casino.example"}  # fmt: skip
+    again = client.post("/login", data=form, headers=proxied, follow_redirects=False)
+    assert again.status_code == 303
+
+
 def test_the_queue_unclaimed_first_by_severity_then_age(world: World) -> None:
     pit = world.pits[-1]
     page = world.client.get(f"/api/v1/cases?pit={pit}&limit=1000", headers=auth(world, "aud"))

@@ -4,12 +4,13 @@
 ``tablewatch_session`` (HttpOnly: no script reads it; SameSite=Strict: no other site's
 page sends it; Secure over HTTPS); the casework routes accept it as they accept
 ``Authorization: Bearer`` (:mod:`tablewatch.api.callers`). ``POST /logout`` clears it.
+Both refuse a form another site posted (its ``Origin``): :func:`cross_site`.
 """
 
 from __future__ import annotations
 
 from typing import Final
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -20,6 +21,22 @@ from tablewatch.api.routes.pages import _page
 
 router = APIRouter(include_in_schema=False)
 MAX_FORM_BYTES: Final = 8 * 1024
+
+
+def cross_site(request: Request) -> str | None:
+    """The other site a sign-in or sign-out form was posted from, or None. A browser sends
+    ``Origin`` with a form's POST; another site's page signing a visitor in (with the
+    attacker's token: what the visitor then does is the attacker's) or out is refused.
+    Without ``Origin`` (a client that is no browser) the request is taken. This site is
+    the request's ``Host``, or behind a proxy that rewrites it, ``X-Forwarded-Host``."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return None
+    forwarded = request.headers.get("x-forwarded-host", "").split(",")[0].strip()
+    here = {request.headers.get("host", ""), forwarded} - {""}
+    if urlsplit(origin).netloc in here:
+        return None
+    return origin
 
 
 def _next(target: str | None) -> str:
@@ -43,6 +60,12 @@ async def login(request: Request) -> Response:
             return _page(
                 request, "login.html", 413, next="/", signed_in=None, reason="the form is too large"
             )
+    origin = cross_site(request)
+    if origin is not None:
+        return _page(
+            request, "login.html", 403, next="/", signed_in=None,
+            reason=f"not signed in: the form was sent from another site ({origin})",
+        )  # fmt: skip
     form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=10)
     token = (form.get("token") or [""])[0].strip()
     target = _next((form.get("next") or ["/"])[0])
@@ -91,6 +114,12 @@ async def login(request: Request) -> Response:
 
 @router.post("/logout")
 def logout(request: Request) -> Response:
+    origin = cross_site(request)
+    if origin is not None:
+        return _page(
+            request, "login.html", 403, next="/", signed_in=None,
+            reason=f"not signed out: the form was sent from another site ({origin})",
+        )  # fmt: skip
     answer = RedirectResponse("/login", status_code=303)
     answer.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
     return answer
