@@ -2,10 +2,12 @@
 
 - :class:`DeskActions`: this process's own :class:`~tablewatch.casework.desk.CaseDesk`
   (``serve-api --dsn``: the API owns a writable client of the store);
-- :class:`WorkerActions`: the worker's ``POST /cases/{id}/{action}`` (``serve-api
-  --worker``: the worker owns the embedded store), with the caller's own token: the
-  worker authenticates it again with its access file and its desk decides, so the API
-  can make nobody act under another's name.
+- :class:`ForwardedActions`: another process's desk, with the caller's own token: it
+  authenticates it again with its access file and its desk decides, so this API can make
+  nobody act under another's name. :class:`WorkerActions` posts to the worker's ``POST
+  /cases/{id}/{action}`` (``serve-api --worker``: the worker owns the embedded store);
+  :class:`DeskForwardActions` to the desk's serve-api ``POST /api/v1/cases/{id}/{action}``
+  (``serve-api --cases``: one process per store decides, the desk's lock being per process).
 
 Both answer ``(status, body)``: 200 and the JSON case, or a status and ``{"detail"}``.
 """
@@ -42,15 +44,20 @@ class DeskActions:
         return await run_in_threadpool(self.desk.answer, finding_id, action, body, actor)
 
 
-class WorkerActions:
-    def __init__(self, worker_url: str, timeout_s: float = 10.0) -> None:
-        self.base = worker_url.rstrip("/")
+class ForwardedActions:
+    """Posts a case command to ``{url}{path}/{id}/{action}`` as the caller; ``named``
+    says who answers there in a 503's detail."""
+
+    def __init__(self, url: str, path: str, named: str, timeout_s: float = 10.0) -> None:
+        self.base = url.rstrip("/")
+        self.path = path
+        self.named = named
         self.timeout_s = timeout_s
 
     async def act(
         self, finding_id: str, action: str, body: bytes, principal: Principal, token: str
     ) -> Answer:
-        url = f"{self.base}/cases/{quote(finding_id, safe='')}/{quote(action, safe='')}"
+        url = f"{self.base}{self.path}/{quote(finding_id, safe='')}/{quote(action, safe='')}"
         try:
             async with httpx.AsyncClient(timeout=self.timeout_s) as client:
                 answer = await client.post(
@@ -62,13 +69,27 @@ class WorkerActions:
                     },
                 )
         except httpx.HTTPError as exc:
-            return 503, {"detail": f"the worker at {self.base} cannot be reached: {exc}"}
+            return 503, {"detail": f"{self.named} at {self.base} cannot be reached: {exc}"}
         try:
             decoded = answer.json()
         except ValueError:
             decoded = {"detail": answer.text[:500]}
         if not isinstance(decoded, dict):
-            return 502, {"detail": "the worker answered something other than a JSON object"}
+            return 502, {"detail": f"{self.named} answered something other than a JSON object"}
         if answer.status_code >= 400 and "detail" not in decoded:
             decoded = {"detail": decoded.get("error", decoded)}
         return answer.status_code, decoded
+
+
+class WorkerActions(ForwardedActions):
+    """The worker's desk: its ``POST /cases/{id}/{action}``."""
+
+    def __init__(self, worker_url: str, timeout_s: float = 10.0) -> None:
+        super().__init__(worker_url, "/cases", "the worker", timeout_s)
+
+
+class DeskForwardActions(ForwardedActions):
+    """The casework desk's serve-api: its ``POST /api/v1/cases/{id}/{action}``."""
+
+    def __init__(self, desk_url: str, timeout_s: float = 10.0) -> None:
+        super().__init__(desk_url, "/api/v1/cases", "the casework desk", timeout_s)

@@ -82,6 +82,21 @@ WORKER_ENV = "TABLEWATCH_API_WORKER"
     "pits make the shift report's windows (/reports). Without it /reports answers 503.",
 )
 @click.option(
+    "--cases-dsn",
+    envvar="TABLEWATCH_CASES_DSN",
+    show_envvar=True,
+    help="The store the casework desk writes with (a user granted INSERT on case_events); "
+    "default: --dsn. Never printed.",
+)
+@click.option(
+    "--cases",
+    "cases_url",
+    envvar="TABLEWATCH_CASES",
+    show_envvar=True,
+    help="Forward case commands, with the caller's own token, to the serve-api at this URL "
+    "that runs the casework desk (one per store): its POST /api/v1/cases/{id}/{action}.",
+)
+@click.option(
     "--casino",
     envvar="TABLEWATCH_CASINO",
     show_envvar=True,
@@ -101,6 +116,8 @@ def serve_api(
     alerter_url: str | None,
     access_file: Path | None,
     rules_path: Path | None,
+    cases_dsn: str | None,
+    cases_url: str | None,
     casino: str,
     log_level: str,
 ) -> None:
@@ -127,6 +144,16 @@ def serve_api(
     if worker_url and dsn_given:
         err("tablewatch serve-api: give --worker or --dsn, not both", err=True)
         sys.exit(EXIT_ERROR)
+    if cases_url and cases_dsn:
+        err("tablewatch serve-api: give --cases or --cases-dsn, not both", err=True)
+        sys.exit(EXIT_ERROR)
+    if worker_url and (cases_url or cases_dsn):
+        err(
+            "tablewatch serve-api: --cases and --cases-dsn do not apply with --worker "
+            "(the worker's desk decides)",
+            err=True,
+        )
+        sys.exit(EXIT_ERROR)
     source: RowSource
     if worker_url:
         from tablewatch.api.sources import WorkerSource
@@ -146,7 +173,19 @@ def serve_api(
             sys.exit(EXIT_ERROR)
         source = ReaderPool(lambda: open_product_reader(dsn), size=readers)
         where = redact(dsn)
-    gate, case_actions = _casework(access_file, rules_path, worker_url, dsn)
+    if cases_dsn:
+        from tablewatch.store.dsn import DsnError, parse_dsn
+
+        try:
+            parse_dsn(cases_dsn)
+        except DsnError:  # its message quotes the DSN, password and all: not printed
+            err(
+                "tablewatch serve-api: --cases-dsn: not a DSN: expected chdb:///<directory> "
+                "or http(s)://user:password@host:8123/database",
+                err=True,
+            )
+            sys.exit(EXIT_ERROR)
+    gate, case_actions = _casework(access_file, rules_path, worker_url, cases_url, cases_dsn or dsn)
     try:
         source.run("SELECT count() FROM rounds_v WHERE 0")
         source.run("SELECT count() FROM tables_v WHERE 0")
@@ -170,14 +209,19 @@ def serve_api(
 
 
 def _casework(
-    access_file: Path | None, rules_path: Path | None, worker_url: str | None, dsn: str
+    access_file: Path | None,
+    rules_path: Path | None,
+    worker_url: str | None,
+    cases_url: str | None,
+    dsn: str,
 ) -> tuple[Gate | None, CaseActions | None]:
     """Who calls the case routes, and where their commands are decided: the worker's desk
-    (--worker), or a desk of this process writing the store (--dsn)."""
+    (--worker), the desk's serve-api (--cases), or a desk of this process writing the store
+    (--cases-dsn, else --dsn)."""
     from tablewatch.access.access_file import AccessFileError
     from tablewatch.access.authenticate import FileTokenAuthenticator
     from tablewatch.access.gate import Gate
-    from tablewatch.api.case_actions import DeskActions, WorkerActions
+    from tablewatch.api.case_actions import DeskActions, DeskForwardActions, WorkerActions
     from tablewatch.casework.desk import CaseDesk
     from tablewatch.casework.dispositions import DEFAULT_DISPOSITIONS
     from tablewatch.store.client import StoreError, connect
@@ -200,11 +244,13 @@ def _casework(
             sys.exit(EXIT_ERROR)
     if worker_url:
         return gate, WorkerActions(worker_url)
+    if cases_url:
+        return gate, DeskForwardActions(cases_url)
     try:
         desk = CaseDesk(connect(dsn), dispositions)
     except StoreError as exc:
         click.echo(
-            f"tablewatch serve-api: the casework desk cannot open the store: {exc}", err=True
+            f"tablewatch serve-api: the casework desk (--cases-dsn, else --dsn): {exc}", err=True
         )
         sys.exit(EXIT_ERROR)
     return gate, DeskActions(desk)
