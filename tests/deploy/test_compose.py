@@ -150,7 +150,7 @@ def test_every_required_variable_is_in_env_example() -> None:
     required = {m.group(1) for m in _VARIABLE.finditer(text) if m.group(2) == "?"}
     assert required == {
         "CLICKHOUSE_WRITER_PASSWORD", "CLICKHOUSE_AUDITOR_PASSWORD",
-        "CLICKHOUSE_GRAFANA_PASSWORD", "GRAFANA_ADMIN_PASSWORD",
+        "CLICKHOUSE_GRAFANA_PASSWORD", "CLICKHOUSE_CASEWORK_PASSWORD", "GRAFANA_ADMIN_PASSWORD",
     }  # fmt: skip
     example = dict(
         line.split("=", 1)
@@ -173,7 +173,17 @@ def test_clickhouse_users_take_their_passwords_from_the_environment() -> None:
         assert password is not None and password.text is None, user.tag
         assert password.get("from_env") in env, user.tag
         grants[user.tag] = [q.text or "" for q in user.iter("query")]
-    assert set(grants) == {"tablewatch_writer", "tablewatch_auditor", "tablewatch_grafana"}
+    assert set(grants) == {
+        "tablewatch_writer", "tablewatch_auditor", "tablewatch_grafana", "tablewatch_casework",
+    }  # fmt: skip
+    assert grants["tablewatch_casework"] == [
+        "GRANT SELECT ON tablewatch.*",
+        "GRANT INSERT ON tablewatch.case_events",
+        "REVOKE SELECT ON tablewatch.access_log",
+        "REVOKE SELECT ON tablewatch.access_log_v",
+    ]
+    casework_profile = users.find("tablewatch_casework/profile")
+    assert casework_profile is not None and casework_profile.text == "tablewatch_writers"
     for reader in ("tablewatch_auditor", "tablewatch_grafana"):
         assert grants[reader] == [
             "GRANT SELECT ON tablewatch.*",
@@ -188,6 +198,26 @@ def test_clickhouse_users_take_their_passwords_from_the_environment() -> None:
     dsns = [with_defaults(str(s.get("environment", {}))) for s in services().values()]
     assert any("tablewatch_writer:" in d for d in dsns)
     assert "tablewatch_auditor:" in with_defaults(str(services()["api"]["environment"]))
+
+
+def test_the_api_runs_the_casework_desk_as_the_casework_user() -> None:
+    api = services()["api"]
+    command = [str(a) for a in api["command"]]
+    for option, value in (
+        ("--access-file", "/etc/tablewatch/access.yaml"),
+        ("--rules", "/etc/tablewatch/alerts.yaml"),
+        ("--alerter", "http://alerter:8095"),
+    ):
+        assert command[command.index(option) + 1] == value, option
+    assert "--cases" not in command  # this process's desk decides
+    env = {k: with_defaults(str(v)) for k, v in api["environment"].items()}
+    assert env["TABLEWATCH_CASES_DSN"].startswith(
+        "http://tablewatch_casework:CLICKHOUSE_CASEWORK_PASSWORD@clickhouse:8123/"
+    )
+    assert env["TABLEWATCH_DSN"].startswith("http://tablewatch_auditor:")
+    assert api.get("deploy", {}).get("replicas", 1) == 1 and "scale" not in api  # one desk
+    mounts = [str(v) for v in compose()["x-tablewatch"]["volumes"]]
+    assert "./config:/etc/tablewatch:ro" in mounts
 
 
 def test_the_demo_floor_configuration_is_the_simulators() -> None:

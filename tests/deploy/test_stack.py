@@ -36,6 +36,7 @@ PASSWORDS = {
     "CLICKHOUSE_WRITER_PASSWORD": "stackwriter1",
     "CLICKHOUSE_AUDITOR_PASSWORD": "stackauditor1",
     "CLICKHOUSE_GRAFANA_PASSWORD": "stackgrafana1",
+    "CLICKHOUSE_CASEWORK_PASSWORD": "stackcasework1",
     "GRAFANA_ADMIN_PASSWORD": "stackadmin1",
 }
 INGEST, CLICKHOUSE, GRAFANA = (
