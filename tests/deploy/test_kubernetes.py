@@ -32,7 +32,7 @@ OPERATOR_KINDS = {
     "clickhouse.altinity.com/v1": {"ClickHouseInstallation"},
     "clickhouse-keeper.altinity.com/v1": {"ClickHouseKeeperInstallation"},
 }
-PORTS = {"ingest": 8077, "worker": 6066, "api": 8090, "alerter": 8095}
+PORTS = {"ingest": 8077, "worker": 6066, "api": 8090, "cases": 8090, "alerter": 8095}
 
 
 def kustomize() -> list[str]:
@@ -110,6 +110,55 @@ def test_probes_resources_and_users(where: str) -> None:
                 assert main[probe]["httpGet"]["path"] == "/health", (name, probe)
             port = {p["name"]: p["containerPort"] for p in main["ports"]}
             assert port[main["readinessProbe"]["httpGet"]["port"]] == PORTS[short]
+
+
+@pytest.mark.parametrize("where", ["base", "overlays/production", "overlays/in-cluster-test"])
+def test_one_casework_desk_and_the_public_api_forwards_to_it(where: str) -> None:
+    deployments = objects(where, "Deployment")
+    desk = deployments["tablewatch-cases"]
+    assert desk["spec"]["replicas"] == 1 and desk["spec"]["strategy"] == {"type": "Recreate"}
+    service = objects(where, "Service")["tablewatch-cases"]
+    assert service["spec"]["selector"] == desk["spec"]["selector"]["matchLabels"]
+    assert service["spec"]["ports"][0]["port"] == 8090
+    [desk_container] = desk["spec"]["template"]["spec"]["containers"]
+    env = {v["name"]: v["valueFrom"]["secretKeyRef"] for v in desk_container["env"]}
+    assert env["TABLEWATCH_CASES_DSN"] == {"name": "tablewatch-store", "key": "casework-dsn"}
+    assert "--cases" not in desk_container["args"]
+    [api] = deployments["tablewatch-api"]["spec"]["template"]["spec"]["containers"]
+    assert deployments["tablewatch-api"]["spec"]["replicas"] >= 2
+    assert "TABLEWATCH_CASES_DSN" not in {v["name"] for v in api["env"]}
+    for container, expected in ((api, True), (desk_container, False)):
+        args = container["args"]
+        wanted = {
+            "--access-file": "/etc/tablewatch-access/access.yaml",
+            "--rules": "/etc/tablewatch/alerts.yaml",
+        }
+        if expected:
+            wanted |= {"--alerter": "http://tablewatch-alerter:8095",
+                       "--cases": "http://tablewatch-cases:8090"}  # fmt: skip
+        for option, value in wanted.items():
+            assert args[args.index(option) + 1] == value, (container["name"], option)
+        mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+        assert mounts["/etc/tablewatch"] == "config"
+        assert mounts["/etc/tablewatch-access"] == "access"
+
+
+def test_the_test_cluster_has_the_casework_user() -> None:
+    chi = objects("overlays/in-cluster-test", "ClickHouseInstallation")["tablewatch"]
+    users = chi["spec"]["configuration"]["users"]
+    assert users["tablewatch_casework/grants/query"] == [
+        "GRANT SELECT ON tablewatch.*",
+        "GRANT INSERT ON tablewatch.case_events",
+        "REVOKE SELECT ON tablewatch.access_log",
+        "REVOKE SELECT ON tablewatch.access_log_v",
+    ]
+    secret_ref = users["tablewatch_casework/k8s_secret_password"]
+    assert secret_ref == "tablewatch-store/casework-password"
+    [store] = [s for n, s in objects("overlays/in-cluster-test", "Secret").items()
+               if n.startswith("tablewatch-store")]  # fmt: skip
+    data = {k: base64.b64decode(v).decode() for k, v in store["data"].items()}
+    password = data["casework-password"]
+    assert data["casework-dsn"].startswith(f"http://tablewatch_casework:{password}@")
 
 
 def test_workers_have_a_disruption_budget() -> None:
