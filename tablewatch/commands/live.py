@@ -18,11 +18,11 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 import yaml
@@ -47,6 +47,7 @@ from tablewatch.sim.floor import Floor
 from tablewatch.sim.pacing import paced
 from tablewatch.topics import Topics
 
+T = TypeVar("T")
 SEVERITY_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "cyan"}
 
 
@@ -319,13 +320,13 @@ def _pages(console: Console, api: str, worker_port: int, token: str, linger: flo
     has one), each answered 200 before it is printed; then serve them a while."""
     import urllib.request
 
-    rows = worker_query(
+    rows = _while_busy(lambda: worker_query(
         worker_port,
         "SELECT f.table_id, f.round_id FROM findings_v AS f WHERE f.round_id != '' AND "
         "(f.table_id, f.round_id, f.start_event_id) IN (SELECT table_id, round_id, "
         "start_event_id FROM rounds_v) ORDER BY f.check != 'WRONG_PAYOUT', f.ts LIMIT 1",
         token,
-    )
+    ))  # fmt: skip
     pages = [("the floor", f"{api}/")]
     if rows:
         from tablewatch.links import round_path
@@ -335,10 +336,28 @@ def _pages(console: Console, api: str, worker_port: int, token: str, linger: flo
                       api + round_path(table_id, round_id)))  # fmt: skip
     console.print()
     for what, url in pages:
-        with urllib.request.urlopen(url, timeout=30) as reply:
-            status = reply.status
-        console.print(f"[bold]{what}[/]: {url}  [dim]({status})[/]")
+
+        def status(url: str = url) -> int:
+            with urllib.request.urlopen(url, timeout=30) as reply:
+                return int(reply.status)
+
+        console.print(f"[bold]{what}[/]: {url}  [dim]({_while_busy(status)})[/]")
     _linger(console, linger)
+
+
+def _while_busy(call: Callable[[], T], seconds: float = 60) -> T:
+    """``call()``, again while the worker or the API answers 503 (its query threads taken:
+    the floor page's feed, a browser, the summary's statements), for ``seconds`` at most."""
+    import urllib.error
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return call()
+        except urllib.error.HTTPError as exc:
+            if exc.code != 503 or time.monotonic() > deadline:
+                raise
+        time.sleep(0.5)
 
 
 def _linger(console: Console, linger: float | None) -> None:
@@ -365,7 +384,7 @@ def _linger(console: Console, linger: float | None) -> None:
 def _wait_until_caught_up(port: int, sent: int, token: str, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        metrics = get_json(port, "/metrics", token=token)
+        metrics = _while_busy(lambda: get_json(port, "/metrics", token=token))
         if metrics["events"] >= sent and metrics["consumer_lag_total"] == 0:
             return
         time.sleep(0.5)
@@ -373,9 +392,9 @@ def _wait_until_caught_up(port: int, sent: int, token: str, timeout: float = 120
 
 def _summary(console: Console, port: int, sent: int, token: str) -> None:
     def query(sql: str) -> list[list[Any]]:
-        return worker_query(port, sql, token)
+        return _while_busy(lambda: worker_query(port, sql, token))
 
-    metrics = get_json(port, "/metrics", token=token)
+    metrics = _while_busy(lambda: get_json(port, "/metrics", token=token))
     rounds = query("SELECT count(), sum(wagered), sum(paid) FROM rounds_v")[0]
     events = query("SELECT count() FROM raw_events_v")[0][0]
     by_check = query("SELECT check, count() FROM findings_v GROUP BY check")

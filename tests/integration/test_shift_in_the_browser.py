@@ -85,7 +85,15 @@ class LiveRun:
     base: str
     run: Path
     lines: list[str] = field(default_factory=list)
-    streamed: threading.Event = field(default_factory=threading.Event)
+    serving: threading.Event = field(default_factory=threading.Event)  # lingering, pages served
+    ended: threading.Event = field(default_factory=threading.Event)  # its output closed
+
+    def reached(self, event: threading.Event, timeout_s: float = 300) -> None:
+        """Wait for ``event``; fail with live's last lines if it ended or time ran out."""
+        deadline = time.monotonic() + timeout_s
+        while not event.wait(0.2):
+            if self.ended.is_set() or time.monotonic() > deadline:
+                raise AssertionError("tablewatch live:\n" + "".join(self.lines[-60:]))
 
 
 @pytest.fixture
@@ -108,7 +116,7 @@ def live_run(kafka_bootstrap: str, tmp_path: Path) -> Iterator[LiveRun]:
     found: dict[str, Path] = {}
     started = threading.Event()
     lines: list[str] = []
-    streamed = threading.Event()
+    serving, ended = threading.Event(), threading.Event()
 
     def follow() -> None:
         assert live.stdout is not None
@@ -118,14 +126,15 @@ def live_run(kafka_bootstrap: str, tmp_path: Path) -> Iterator[LiveRun]:
                 found["run"] = Path(match.group(1))
             if lines[-1].startswith("worker pid "):
                 started.set()
-            if lines[-1].startswith("Summary from ClickHouse"):
-                streamed.set()
+            if lines[-1].startswith("served for "):
+                serving.set()
+        ended.set()
 
     reader = threading.Thread(target=follow, daemon=True)
     reader.start()
     try:
         assert started.wait(240), "".join(lines[-40:])
-        yield LiveRun(f"http://127.0.0.1:{api_port}", found["run"], lines, streamed)
+        yield LiveRun(f"http://127.0.0.1:{api_port}", found["run"], lines, serving, ended)
     finally:
         live.terminate()
         live.wait(timeout=240)
@@ -176,10 +185,10 @@ def test_a_shift_worked_in_the_browser(live_run: LiveRun, browser: Browser) -> N
         close.locator("textarea[name=note]").fill(NOTE)
         shot(work, "4-closing-the-case")
 
-        # once the floor has streamed, the table's other open cases are closed first (through
-        # the API, as sam), so that the one closed in the browser is the last: the tile goes
-        # back when it is
-        assert live_run.streamed.wait(300), "".join(live_run.lines[-40:])
+        # once the floor has streamed (live serving its pages on), the table's other open
+        # cases are closed first (through the API, as sam), so that the one closed in the
+        # browser is the last: the tile goes back when it is
+        live_run.reached(live_run.serving)
         _close_the_rest(base, sam, table_id, finding_id)
         expect(floor.locator(f"a.tile[data-table='{table_id}']")).to_have_attribute(
             "data-level", "red"
