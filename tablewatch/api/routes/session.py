@@ -51,54 +51,36 @@ def login_page(request: Request, next: str = "/") -> HTMLResponse:
     return _page(request, "login.html", next=_next(next), reason=None, signed_in=None)
 
 
+def _refused(request: Request, status: int, reason: str, target: str = "/") -> HTMLResponse:
+    """The sign-in page again, with ``status`` and why."""
+    return _page(request, "login.html", status, next=target, signed_in=None, reason=reason)
+
+
 @router.post("/login")
 async def login(request: Request) -> Response:
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_FORM_BYTES:
-            return _page(
-                request, "login.html", 413, next="/", signed_in=None, reason="the form is too large"
-            )
+            return _refused(request, 413, "the form is too large")
     origin = cross_site(request)
     if origin is not None:
-        return _page(
-            request, "login.html", 403, next="/", signed_in=None,
-            reason=f"not signed in: the form was sent from another site ({origin})",
-        )  # fmt: skip
+        return _refused(
+            request, 403, f"not signed in: the form was sent from another site ({origin})"
+        )
     form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=10)
     token = (form.get("token") or [""])[0].strip()
     target = _next((form.get("next") or ["/"])[0])
     gate = gate_of(request)
     if gate is None or gate.authenticator is None:
-        return _page(
-            request,
-            "login.html",
-            503,
-            next=target,
-            signed_in=None,
-            reason="sign-in is off: serve-api was started without an access file",
-        )
+        reason = "sign-in is off: serve-api was started without an access file"
+        return _refused(request, 503, reason, target)
     try:
         principal = await gate.authenticator.authenticate(token)
     except Unauthenticated as exc:
-        return _page(
-            request,
-            "login.html",
-            401,
-            next=target,
-            signed_in=None,
-            reason=f"not signed in: {exc.reason}",
-        )
+        return _refused(request, 401, f"not signed in: {exc.reason}", target)
     except AccessUnavailable as exc:
-        return _page(
-            request,
-            "login.html",
-            503,
-            next=target,
-            signed_in=None,
-            reason=f"not signed in: {exc.reason}",
-        )
+        return _refused(request, 503, f"not signed in: {exc.reason}", target)
     answer = RedirectResponse(target, status_code=303)
     answer.set_cookie(
         SESSION_COOKIE,
@@ -116,10 +98,9 @@ async def login(request: Request) -> Response:
 def logout(request: Request) -> Response:
     origin = cross_site(request)
     if origin is not None:
-        return _page(
-            request, "login.html", 403, next="/", signed_in=None,
-            reason=f"not signed out: the form was sent from another site ({origin})",
-        )  # fmt: skip
+        return _refused(
+            request, 403, f"not signed out: the form was sent from another site ({origin})"
+        )
     answer = RedirectResponse("/login", status_code=303)
     answer.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
     return answer
