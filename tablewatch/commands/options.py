@@ -18,7 +18,7 @@ import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -36,6 +36,9 @@ from tablewatch.store.dsn import DEFAULT_DSN
 from tablewatch.store.dsn import ENV_VAR as DSN_ENV
 
 F = TypeVar("F", bound=Callable[..., Any])
+if TYPE_CHECKING:
+    from tablewatch.alerts.rules_file import AlertRules
+
 EXIT_BAD_OPTIONS = 2
 KAFKA_WAIT_S = 60.0
 KAFKA_WAIT_ENV = "TABLEWATCH_KAFKA_WAIT"
@@ -224,3 +227,17 @@ def wait_for_kafka_or_exit(
             wait_for_kafka(kafka, attempt or aiokafka_attempt(kafka), wait_s)
     except KafkaUnreachable as exc:
         fail(str(exc))
+
+
+def rules_or_exit(command: str, rules_path: Path | None) -> AlertRules | None:
+    """The alert rules at ``rules_path`` (None when none is given); a file refused ends
+    ``tablewatch COMMAND`` with exit 2, naming its problems."""
+    if rules_path is None:
+        return None
+    from tablewatch.alerts.rules_file import RulesError, load_rules
+
+    try:
+        return load_rules(rules_path)
+    except RulesError as exc:
+        click.echo(f"tablewatch {command}: --rules: {'; '.join(exc.problems)}", err=True)
+        sys.exit(EXIT_BAD_OPTIONS)

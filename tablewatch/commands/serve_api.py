@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from tablewatch.commands.options import dsn_option
+from tablewatch.commands.options import dsn_option, rules_or_exit
 
 if TYPE_CHECKING:
     from tablewatch.access.gate import Gate
+    from tablewatch.alerts.rules_file import AlertRules
     from tablewatch.api.case_actions import CaseActions
 
 EXIT_ERROR = 2
@@ -185,7 +186,8 @@ def serve_api(
                 err=True,
             )
             sys.exit(EXIT_ERROR)
-    gate, case_actions = _casework(access_file, rules_path, worker_url, cases_url, cases_dsn or dsn)
+    rules = rules_or_exit("serve-api", rules_path)  # the dispositions; the report's shifts
+    gate, case_actions = _casework(access_file, rules, worker_url, cases_url, cases_dsn or dsn)
     try:
         source.run("SELECT count() FROM rounds_v WHERE 0")
         source.run("SELECT count() FROM tables_v WHERE 0")
@@ -200,17 +202,15 @@ def serve_api(
     )
     app.state.max_round_events = max_round_events
     app.state.casino = casino
-    if rules_path is not None:  # checked by _casework: the shift report's shifts and pits
-        from tablewatch.alerts.rules_file import load_rules
-
-        app.state.alert_rules = load_rules(rules_path)
+    if rules is not None:  # the shift report's shifts and pits
+        app.state.alert_rules = rules
     err(f"tablewatch serve-api: http://{host}:{port}/ reading {where}", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
 
 
 def _casework(
     access_file: Path | None,
-    rules_path: Path | None,
+    rules: AlertRules | None,
     worker_url: str | None,
     cases_url: str | None,
     dsn: str,
@@ -233,15 +233,7 @@ def _casework(
         except AccessFileError as exc:
             click.echo(f"tablewatch serve-api: --access-file: {exc}", err=True)
             sys.exit(EXIT_ERROR)
-    dispositions: tuple[str, ...] = DEFAULT_DISPOSITIONS
-    if rules_path is not None:
-        from tablewatch.alerts.rules_file import RulesError, load_rules
-
-        try:
-            dispositions = load_rules(rules_path).dispositions
-        except RulesError as exc:
-            click.echo(f"tablewatch serve-api: --rules: {'; '.join(exc.problems)}", err=True)
-            sys.exit(EXIT_ERROR)
+    dispositions = DEFAULT_DISPOSITIONS if rules is None else rules.dispositions
     if worker_url:
         return gate, WorkerActions(worker_url)
     if cases_url:

@@ -13,6 +13,7 @@ from tablewatch.commands.options import (
     dsn_option,
     kafka_access_options,
     kafka_wait_option,
+    rules_or_exit,
     topics_prefix_option,
     wait_for_kafka_or_exit,
 )
@@ -238,12 +239,5 @@ def _dispositions(rules_path: Path | None) -> tuple[str, ...]:
     """The dispositions of the alert rules at ``rules_path`` (the default list: None)."""
     from tablewatch.casework.dispositions import DEFAULT_DISPOSITIONS
 
-    if rules_path is None:
-        return DEFAULT_DISPOSITIONS
-    from tablewatch.alerts.rules_file import RulesError, load_rules
-
-    try:
-        return load_rules(rules_path).dispositions
-    except RulesError as exc:
-        click.echo(f"tablewatch worker: --rules: {'; '.join(exc.problems)}", err=True)
-        sys.exit(2)
+    rules = rules_or_exit("worker", rules_path)
+    return DEFAULT_DISPOSITIONS if rules is None else rules.dispositions
