@@ -66,6 +66,12 @@ def test_hostile_statements_over_http(kafka_bootstrap: str, tmp_path: Path) -> N
     with deployment.worker(floor.config, extra_args=("--query-seconds", "2")):
         deployment.ingest(write_jsonl(tmp_path / "events.jsonl", floor.events))
         deployment.wait_for_rounds(floor.rounds)
+        # the result limit is crossed only with every event stored (1,135 x 100 kB > 64 MiB):
+        # a round's row can be readable before the last batch of its table's events
+        deadline = time.monotonic() + 60
+        while deployment.query("SELECT count() FROM raw_events_v") != [[len(floor.events)]]:
+            assert time.monotonic() < deadline, "the events were not all stored in 60 s"
+            time.sleep(0.5)
         port = deployment.web_port
         for sql, reason in HOSTILE:
             status, body, _ = ask(port, sql)
