@@ -166,6 +166,22 @@ class GameCheck:
 
 
 @dataclass(frozen=True, slots=True)
+class DecisionDeadline:
+    """When a seat's decision is due (DECISION_MISSING, ``checks/decision_missing.py``).
+
+    A seat with a live ``wager`` must make one of the ``closing`` decision
+    actions before the ``reveal`` (``reveal_name``: "the dealer's cards were
+    turned"); one that did not is settled as after a fold.
+    """
+
+    wager: str
+    closing: tuple[str, ...]
+    reveal: RevealKey
+    reveal_name: str
+    section: str
+
+
+@dataclass(frozen=True, slots=True)
 class ExactEdge:
     """A wager whose house edge is an exact enumeration: ``compute(game, letter)``."""
 
@@ -198,7 +214,8 @@ class GameRules:
     wagers that receive Envy Bonuses, in the order their events are cited;
     ``envy_unearned``: whose hand, besides the player's own, earns none (in
     ENVY_BONUS_WRONG's message). ``edges``: the wagers ``tablewatch edge``
-    prices, by name.
+    prices, by name. ``decision_deadline``: the decision a seat owes before a
+    reveal (DECISION_MISSING), if any.
     """
 
     def __init__(
@@ -221,6 +238,7 @@ class GameRules:
         envy_wagers: tuple[str, ...] = (),
         envy_unearned: str = "no",
         edges: Mapping[str, WagerEdge] = NO_EDGES,
+        decision_deadline: DecisionDeadline | None = None,
     ) -> None:
         self.name = name  # as the protocol and the configuration write it
         self.title = title  # "Let It Ride"
@@ -239,6 +257,7 @@ class GameRules:
         self.envy_wagers = envy_wagers
         self.envy_unearned = envy_unearned
         self.edges = edges
+        self.decision_deadline = decision_deadline  # DECISION_MISSING's, if the game has one
         # Derived once: read by the checks of every round.
         self.always_offered = frozenset(w.bet for w in wagers if w.always)
         self.never_wagered = frozenset(w.bet for w in wagers if not w.placed)

@@ -61,6 +61,12 @@ PROTOCOL_CHECKS: Final = _catalog(
         "high",
         "a Four Card Poker Play wager under 1x or over 3x the Ante",
     ),
+    Check(
+        "DECISION_MISSING",
+        "high",
+        "a seat with a live Ante that neither played nor folded before the dealer's cards "
+        "were turned (its wagers settled as after a fold)",
+    ),
     Check("UNEQUAL_BETS", "medium", "Let It Ride bets 1, 2 and 3 not equal"),
     Check(
         "LATE_WITHDRAWAL", "high", "a Let It Ride bet pulled after its community card was turned"
