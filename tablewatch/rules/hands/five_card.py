@@ -1,6 +1,7 @@
 """Five-card poker hands: the Let It Ride rankings (§ 643a.6(a), (b)).
 
-Also ``best5of6`` for the six cards of the Six Card Bonus.
+Also ``best5of6`` for the six cards of the Six Card Bonus, and ``best5of7`` for
+a hold 'em hand (two cards of one's own and five community cards).
 """
 
 from __future__ import annotations
@@ -133,6 +134,35 @@ def best5of6(cards: Sequence[int]) -> int:
     )
 
 
+_DROP_PAIRS: Final = tuple((i, j) for i in range(7) for j in range(i + 1, 7))
+"""The 21 ways to leave two of seven cards out."""
+
+
+def best5of7(cards: Sequence[int]) -> int:
+    """Best five-card strength among seven cards (two of a player's or the dealer's own and
+    five community cards)."""
+    if len(cards) != 7:
+        raise _bad_cards(cards, 7)
+    v = _V5
+    try:
+        values = [v[c] for c in cards]
+    except IndexError:
+        if _build_scalar_tables():
+            return best5of7(cards)
+        raise _bad_cards(cards, 7) from None
+    except TypeError:
+        raise _bad_cards(cards, 7) from None
+    t = sum(values)
+    table, flush = _T5, _F5
+    best = 0
+    for i, j in _DROP_PAIRS:
+        s = t - values[i] - values[j]
+        strength = table[(s >> 12) + flush[s & 4095]]
+        if strength > best:
+            best = strength
+    return best
+
+
 def strength5_batch(cards: npt.ArrayLike) -> npt.NDArray[np.int32]:
     """``strength5`` of each row of an ``(N, 5)`` integer array (any card order)."""
     return best_of_batch(cards, 5, keyed_tables5())
@@ -141,6 +171,11 @@ def strength5_batch(cards: npt.ArrayLike) -> npt.NDArray[np.int32]:
 def best5of6_batch(cards: npt.ArrayLike) -> npt.NDArray[np.int32]:
     """``best5of6`` of each row of an ``(N, 6)`` integer array."""
     return best_of_batch(cards, 6, keyed_tables5())
+
+
+def best5of7_batch(cards: npt.ArrayLike) -> npt.NDArray[np.int32]:
+    """``best5of7`` of each row of an ``(N, 7)`` integer array."""
+    return best_of_batch(cards, 7, keyed_tables5())
 
 
 @cache
