@@ -16,13 +16,13 @@ from tablewatch.rules.edge import (
     ExactEdge,
     MonteCarloEdge,
     exact_edge,
-    four_card_poker_ante,
     games_with_edges,
     wager_edge,
     wagers_of,
 )
-from tablewatch.rules.edge.four_card_poker_ante import Progress as ProgressCallback
 from tablewatch.rules.edge.result import Extra
+from tablewatch.rules.games.four_card_poker import ante_edge as four_card_poker_ante
+from tablewatch.rules.games.four_card_poker.ante_edge import Progress as ProgressCallback
 
 EXIT_BAD_INPUT = 2
 

@@ -12,21 +12,19 @@ from click.testing import CliRunner
 
 from tablewatch.cli import main
 from tablewatch.rules.config import TableConfig, parse_table
-from tablewatch.rules.edge import (
-    aces_up,
-    exact_edge,
-    five_card_bonus,
-    four_card_poker_ante,
-    let_it_ride_main,
-    three_card_bonus,
-)
+from tablewatch.rules.edge import exact_edge
 from tablewatch.rules.edge.deals import sample_cards
 from tablewatch.rules.edge.pricing import net_of_names, price_strengths
 from tablewatch.rules.events import Decision
+from tablewatch.rules.games.four_card_poker import aces_up_edge as aces_up
+from tablewatch.rules.games.four_card_poker import ante_edge as four_card_poker_ante
+from tablewatch.rules.games.four_card_poker.aces_up_paytable import ACES_UP
+from tablewatch.rules.games.let_it_ride import five_card_bonus_edge as five_card_bonus
+from tablewatch.rules.games.let_it_ride import main_edge as let_it_ride_main
+from tablewatch.rules.games.let_it_ride import three_card_bonus_edge as three_card_bonus
+from tablewatch.rules.games.let_it_ride.main_paytable import MAIN
 from tablewatch.rules.hands import best4of5_table, colex_index, colex_index_batch, strength5
-from tablewatch.rules.paytables.aces_up import ACES_UP
 from tablewatch.rules.paytables.hand_names import five_card_names, four_card_names
-from tablewatch.rules.paytables.let_it_ride_main import MAIN
 from tablewatch.rules.paytables.odds import OddsKind, to_one
 from tablewatch.rules.paytables.table import PayTable
 from tablewatch.rules.placed_wager import PlacedWager

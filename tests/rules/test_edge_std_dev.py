@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from tablewatch.rules.edge import exact_edge
-from tablewatch.rules.edge.let_it_ride_main import (
+from tablewatch.rules.games.let_it_ride.main_edge import (
     conditional_means,
     net_table,
     ride_bet1,

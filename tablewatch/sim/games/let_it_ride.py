@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from tablewatch.rules.cards import TEN, Card, parse_cards, rank_of, suit_of
 from tablewatch.rules.games import let_it_ride
-from tablewatch.rules.settlement.let_it_ride import MAIN_BETS
+from tablewatch.rules.games.let_it_ride.settlement import MAIN_BETS
 from tablewatch.sim.dealing import cards_of
 from tablewatch.sim.games.simulated_game import Rigged, SimulatedGame
 

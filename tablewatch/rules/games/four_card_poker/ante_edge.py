@@ -37,13 +37,13 @@ import numpy.typing as npt
 from tablewatch.rules.edge.deals import sample_cards
 from tablewatch.rules.edge.pricing import LOSE, bonus_of_names, net_win
 from tablewatch.rules.edge.result import EdgeResult
-from tablewatch.rules.hands import best4of5_batch, best4of5_table, best4of6_batch
-from tablewatch.rules.paytables.four_card_poker_ante import (
+from tablewatch.rules.games.four_card_poker.ante_and_bonus_paytable import (
     ANTE_AND_PLAY,
     ANTE_BONUS,
     ANTE_BONUS_SECTION,
     ANTE_PLAY_SECTION,
 )
+from tablewatch.rules.hands import best4of5_batch, best4of5_table, best4of6_batch
 from tablewatch.rules.paytables.hand_names import four_card_names
 
 Granularity = Literal["coarse", "fine"]

@@ -26,9 +26,9 @@ import numpy.typing as npt
 
 from tablewatch.rules.edge.pricing import house_edge_of, net_of_names, price_strengths
 from tablewatch.rules.edge.result import EdgeResult
+from tablewatch.rules.games.let_it_ride.main_paytable import MAIN
 from tablewatch.rules.hands import all_combinations, colex_index_batch, five_card_table
 from tablewatch.rules.paytables.hand_names import five_card_names
-from tablewatch.rules.paytables.let_it_ride_main import MAIN
 
 
 @cache

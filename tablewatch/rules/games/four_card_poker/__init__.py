@@ -3,7 +3,7 @@
 Five cards to each player, six to the dealer (the sixth face up); best four
 of each. Ante and Play at 1 to 1 with the Ante bonus, the Aces Up pay
 tables, the progressive and its Envy Bonus. Settlement:
-:mod:`tablewatch.rules.settlement.four_card_poker`; its own check:
+:mod:`tablewatch.rules.games.four_card_poker.settlement`; its own check:
 PLAY_WAGER_OUT_OF_RANGE.
 """
 
@@ -11,9 +11,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from tablewatch.rules.checks import play_wager_out_of_range
-from tablewatch.rules.edge import aces_up as aces_up_edge
-from tablewatch.rules.edge import four_card_poker_ante as ante_edge
 from tablewatch.rules.game_rules import (
     Configuration,
     EnvyChoice,
@@ -27,8 +24,15 @@ from tablewatch.rules.game_rules import (
     Sections,
     Wager,
 )
-from tablewatch.rules.paytables import aces_up, four_card_poker_ante, four_card_poker_progressive
-from tablewatch.rules.settlement.four_card_poker import settle_four_card_poker
+from tablewatch.rules.games.four_card_poker import (
+    aces_up_edge,
+    aces_up_paytable,
+    ante_and_bonus_paytable,
+    ante_edge,
+    play_wager_check,
+    progressive_paytable,
+)
+from tablewatch.rules.games.four_card_poker.settlement import settle_four_card_poker
 
 NAME: Final = "four_card_poker"
 
@@ -37,32 +41,32 @@ RULES: Final = GameRules(
     title="Four Card Poker",
     chapter="ch. 641a",
     wagers=(
-        Wager("ante", None, four_card_poker_ante.ANTE_PLAY_SECTION, always=True),
-        Wager("play", None, four_card_poker_ante.ANTE_PLAY_SECTION, placed=False),  # a decision
-        Wager("ante_bonus", None, four_card_poker_ante.ANTE_BONUS_SECTION, placed=False),
-        Wager("aces_up", "aces_up", aces_up.SECTION),
-        Wager("progressive", "progressive", four_card_poker_progressive.SECTION),
+        Wager("ante", None, ante_and_bonus_paytable.ANTE_PLAY_SECTION, always=True),
+        Wager("play", None, ante_and_bonus_paytable.ANTE_PLAY_SECTION, placed=False),  # a decision
+        Wager("ante_bonus", None, ante_and_bonus_paytable.ANTE_BONUS_SECTION, placed=False),
+        Wager("aces_up", "aces_up", aces_up_paytable.SECTION),
+        Wager("progressive", "progressive", progressive_paytable.SECTION),
     ),
     hand_cards=5,
     areas=(("dealer", 6, "the dealer"),),
     exposure=Exposure("dealer", "a dealer card", face_up=1, revealed_by=("dealer", None)),
     configuration=Configuration(
         lettered={
-            "aces_up": LetteredSlot(aces_up.ACES_UP, aces_up.SECTION),
+            "aces_up": LetteredSlot(aces_up_paytable.ACES_UP, aces_up_paytable.SECTION),
             "progressive": LetteredSlot(
-                four_card_poker_progressive.PROGRESSIVE, four_card_poker_progressive.SECTION
+                progressive_paytable.PROGRESSIVE, progressive_paytable.SECTION
             ),
         },
         required=("aces_up",),
         progressive_reset=ProgressiveReset(
             "progressive",
-            four_card_poker_progressive.MIN_RESET,
-            four_card_poker_progressive.RESET_SECTION,
+            progressive_paytable.MIN_RESET,
+            progressive_paytable.RESET_SECTION,
         ),
         envy=EnvyChoice(
             "envy",
-            four_card_poker_progressive.ENVY_PER_DOLLAR,
-            four_card_poker_progressive.ENVY_SECTION,
+            progressive_paytable.ENVY_PER_DOLLAR,
+            progressive_paytable.ENVY_SECTION,
             required_with="progressive",
         ),
     ),
@@ -97,12 +101,12 @@ RULES: Final = GameRules(
         },
     ),
     settle=settle_four_card_poker,
-    checks=(GameCheck(play_wager_out_of_range.CODE, play_wager_out_of_range.check),),
+    checks=(GameCheck(play_wager_check.CODE, play_wager_check.check),),
     decision_wagers={"play": "play"},  # the Play wager is made by decision (§ 641a.11(b))
     envy_wagers=("progressive",),
     envy_unearned="the dealer's",
     edges={
         "ante": MonteCarloEdge(ante_edge.edge),
-        "aces_up": ExactEdge(aces_up.ACES_UP, aces_up_edge.edge),
+        "aces_up": ExactEdge(aces_up_paytable.ACES_UP, aces_up_edge.edge),
     },
 )

@@ -10,9 +10,9 @@ import numpy.typing as npt
 from tablewatch.rules.cards import SPADES
 from tablewatch.rules.edge.pricing import net_of_names, price_by_key, side_bet_edge
 from tablewatch.rules.edge.result import EdgeResult
+from tablewatch.rules.games.let_it_ride.three_card_bonus_paytable import THREE_CARD_BONUS
 from tablewatch.rules.hands import all_combinations, three_card_table
 from tablewatch.rules.paytables.hand_names import three_card_names
-from tablewatch.rules.paytables.three_card_bonus import THREE_CARD_BONUS
 
 
 @cache

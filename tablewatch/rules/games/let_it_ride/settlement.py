@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from tablewatch.rules.games.let_it_ride import main_paytable
+from tablewatch.rules.games.let_it_ride import progressive_paytable as progressive_tables
 from tablewatch.rules.hands import best5of6, strength3, strength5
-from tablewatch.rules.paytables import let_it_ride_main
-from tablewatch.rules.paytables import let_it_ride_progressive as progressive_tables
 from tablewatch.rules.paytables.casino_supplied import FIVE_CARD_ENVY_SECTION
 from tablewatch.rules.paytables.hand_names import five_card_names, three_card_names
 from tablewatch.rules.paytables.odds import OddsKind
@@ -158,7 +158,7 @@ def _main_bets(
             uncapped += won[1].value * stake
     if config.payout_limit is not None and uncapped > config.payout_limit:
         out.limits[seat] = PayoutLimit(
-            seat, config.payout_limit, uncapped, let_it_ride_main.PAYOUT_LIMIT_SECTION
+            seat, config.payout_limit, uncapped, main_paytable.PAYOUT_LIMIT_SECTION
         )
 
 

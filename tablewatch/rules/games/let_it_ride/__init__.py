@@ -5,7 +5,7 @@ three equal bets, the first two of which may be pulled back. The Five Card
 and Three Card Bonuses, the three-card progressive and its Envy Bonus, and
 the 2019 wagers whose pay tables the casino supplies. A payout limit per
 hand caps the three bets together. Settlement:
-:mod:`tablewatch.rules.settlement.let_it_ride`; its own checks: UNEQUAL_BETS,
+:mod:`tablewatch.rules.games.let_it_ride.settlement`; its own checks: UNEQUAL_BETS,
 LATE_WITHDRAWAL.
 """
 
@@ -13,10 +13,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from tablewatch.rules.checks import late_withdrawal, unequal_bets
-from tablewatch.rules.edge import five_card_bonus as five_card_bonus_edge
-from tablewatch.rules.edge import let_it_ride_main as main_edge
-from tablewatch.rules.edge import three_card_bonus as three_card_bonus_edge
 from tablewatch.rules.game_rules import (
     Configuration,
     ExactEdge,
@@ -30,14 +26,19 @@ from tablewatch.rules.game_rules import (
     Sections,
     Wager,
 )
-from tablewatch.rules.paytables import (
-    five_card_bonus,
-    let_it_ride_main,
-    let_it_ride_progressive,
-    three_card_bonus,
+from tablewatch.rules.games.let_it_ride import (
+    five_card_bonus_edge,
+    five_card_bonus_paytable,
+    late_withdrawal_check,
+    main_edge,
+    main_paytable,
+    progressive_paytable,
+    three_card_bonus_edge,
+    three_card_bonus_paytable,
+    unequal_bets_check,
 )
+from tablewatch.rules.games.let_it_ride.settlement import MAIN_BETS, pulled_bets, settle_let_it_ride
 from tablewatch.rules.paytables.casino_supplied import CASINO_SUPPLIED
-from tablewatch.rules.settlement.let_it_ride import MAIN_BETS, pulled_bets, settle_let_it_ride
 
 NAME: Final = "let_it_ride"
 
@@ -46,10 +47,10 @@ RULES: Final = GameRules(
     title="Let It Ride",
     chapter="ch. 643a",
     wagers=(
-        *(Wager(bet, "main", let_it_ride_main.SECTION, always=True) for bet in MAIN_BETS),
-        Wager("five_card_bonus", "five_card_bonus", five_card_bonus.SECTION),
-        Wager("three_card_bonus", "three_card_bonus", three_card_bonus.SECTION),
-        Wager("progressive", "progressive", let_it_ride_progressive.SECTION),
+        *(Wager(bet, "main", main_paytable.SECTION, always=True) for bet in MAIN_BETS),
+        Wager("five_card_bonus", "five_card_bonus", five_card_bonus_paytable.SECTION),
+        Wager("three_card_bonus", "three_card_bonus", three_card_bonus_paytable.SECTION),
+        Wager("progressive", "progressive", progressive_paytable.SECTION),
         *(Wager(bet, bet, section) for bet, section in CASINO_SUPPLIED.items()),
     ),
     hand_cards=3,
@@ -64,29 +65,29 @@ RULES: Final = GameRules(
     ),
     configuration=Configuration(
         lettered={
-            "main": LetteredSlot(let_it_ride_main.MAIN, let_it_ride_main.SECTION),
+            "main": LetteredSlot(main_paytable.MAIN, main_paytable.SECTION),
             "five_card_bonus": LetteredSlot(
-                five_card_bonus.FIVE_CARD_BONUS, five_card_bonus.SECTION
+                five_card_bonus_paytable.FIVE_CARD_BONUS, five_card_bonus_paytable.SECTION
             ),
             "three_card_bonus": LetteredSlot(
-                three_card_bonus.THREE_CARD_BONUS, three_card_bonus.SECTION
+                three_card_bonus_paytable.THREE_CARD_BONUS, three_card_bonus_paytable.SECTION
             ),
             "progressive": LetteredSlot(
-                let_it_ride_progressive.PROGRESSIVE, let_it_ride_progressive.SECTION
+                progressive_paytable.PROGRESSIVE, progressive_paytable.SECTION
             ),
         },
         required=("main",),
         progressive_reset=ProgressiveReset(
             "progressive",
-            let_it_ride_progressive.MIN_RESET,
-            let_it_ride_progressive.RESET_SECTION,
+            progressive_paytable.MIN_RESET,
+            progressive_paytable.RESET_SECTION,
         ),
-        fixed_envy=FixedEnvy("progressive", let_it_ride_progressive.ENVY_PER_DOLLAR),
+        fixed_envy=FixedEnvy("progressive", progressive_paytable.ENVY_PER_DOLLAR),
         casino_supplied=CASINO_SUPPLIED,
         casino_envy="five_card_envy",
         payout_limit=PayoutLimitRule(
-            let_it_ride_main.MIN_PAYOUT_LIMIT,
-            let_it_ride_main.PAYOUT_LIMIT_SECTION,
+            main_paytable.MIN_PAYOUT_LIMIT,
+            main_paytable.PAYOUT_LIMIT_SECTION,
             bets=MAIN_BETS,
             bet="main",
         ),
@@ -123,17 +124,19 @@ RULES: Final = GameRules(
     ),
     settle=settle_let_it_ride,
     checks=(
-        GameCheck(unequal_bets.CODE, unequal_bets.check),
-        GameCheck(late_withdrawal.CODE, late_withdrawal.check),
+        GameCheck(unequal_bets_check.CODE, unequal_bets_check.check),
+        GameCheck(late_withdrawal_check.CODE, late_withdrawal_check.check),
     ),
     withdrawn=pulled_bets,  # bets 1 and 2 pulled back (§ 643a.11(b), (d))
     envy_wagers=("progressive", "five_card_progressive"),
     envy_unearned="no",
     edges={
-        "main": ExactEdge(let_it_ride_main.MAIN, main_edge.edge),
+        "main": ExactEdge(main_paytable.MAIN, main_edge.edge),
         "three_card_bonus": ExactEdge(
-            three_card_bonus.THREE_CARD_BONUS, three_card_bonus_edge.edge
+            three_card_bonus_paytable.THREE_CARD_BONUS, three_card_bonus_edge.edge
         ),
-        "five_card_bonus": ExactEdge(five_card_bonus.FIVE_CARD_BONUS, five_card_bonus_edge.edge),
+        "five_card_bonus": ExactEdge(
+            five_card_bonus_paytable.FIVE_CARD_BONUS, five_card_bonus_edge.edge
+        ),
     },
 )

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from tablewatch.rules.games.four_card_poker import ante_and_bonus_paytable as ante_tables
+from tablewatch.rules.games.four_card_poker import progressive_paytable as progressive_tables
 from tablewatch.rules.hands import best4of5, best4of6
-from tablewatch.rules.paytables import four_card_poker_ante as ante_tables
-from tablewatch.rules.paytables import four_card_poker_progressive as progressive_tables
 from tablewatch.rules.paytables.hand_names import four_card_names
 from tablewatch.rules.round_view import SEAT_TARGETS, RoundView
 from tablewatch.rules.settlement.expected import (

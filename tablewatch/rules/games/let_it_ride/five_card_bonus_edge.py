@@ -9,8 +9,8 @@ import numpy.typing as npt
 
 from tablewatch.rules.edge.pricing import net_of_names, price_strengths, side_bet_edge
 from tablewatch.rules.edge.result import EdgeResult
+from tablewatch.rules.games.let_it_ride.five_card_bonus_paytable import FIVE_CARD_BONUS
 from tablewatch.rules.hands import five_card_table
-from tablewatch.rules.paytables.five_card_bonus import FIVE_CARD_BONUS
 from tablewatch.rules.paytables.hand_names import five_card_names
 
 

@@ -9,8 +9,8 @@ import numpy.typing as npt
 
 from tablewatch.rules.edge.pricing import net_of_names, price_strengths, side_bet_edge
 from tablewatch.rules.edge.result import EdgeResult
+from tablewatch.rules.games.four_card_poker.aces_up_paytable import ACES_UP
 from tablewatch.rules.hands import best4of5_table
-from tablewatch.rules.paytables.aces_up import ACES_UP
 from tablewatch.rules.paytables.hand_names import four_card_names
 
 
