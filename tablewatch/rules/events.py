@@ -96,6 +96,9 @@ Bet = Literal[
     "five_card_progressive",
     "five_card_hand_bonus",
     "six_card_bonus",
+    # Ultimate Texas Hold 'Em ("ante", "play", "progressive" above)
+    "blind",
+    "trips",
 ]
 Result = Literal["win", "lose", "push", "returned"]
 
@@ -324,7 +327,7 @@ class CardDealt(RoundEvent, tag="card", frozen=True, kw_only=True):
 
 class Decision(RoundEvent, tag="decision", frozen=True, kw_only=True):
     seat: Seat
-    action: Literal["play", "fold", "pull", "ride"]
+    action: Literal["play", "fold", "pull", "ride", "check"]
     bet: Literal["bet1", "bet2"] | None = None
     amount: PositiveCents | None = None
 
@@ -341,7 +344,7 @@ class Decision(RoundEvent, tag="decision", frozen=True, kw_only=True):
             return f"a `{self.action}` decision needs `bet` (bet1 or bet2) - at `$.bet`"
         if self.action != "play" and self.amount is not None:
             return f"a `{self.action}` decision takes no `amount` - at `$.amount`"
-        if self.action in ("play", "fold") and self.bet is not None:
+        if self.action in ("play", "fold", "check") and self.bet is not None:
             return f"a `{self.action}` decision takes no `bet` - at `$.bet`"
         return None
 
