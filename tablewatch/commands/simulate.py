@@ -16,12 +16,25 @@ from tablewatch.ingest.client import BatchPoster, PostFailed
 from tablewatch.rules.decode import encode_event
 from tablewatch.rules.events import AnyEvent
 from tablewatch.sim.floor import Floor
+from tablewatch.sim.games import SIMULATED, choose
 from tablewatch.sim.pacing import paced
 from tablewatch.sim.signing import FloorKeys, floor_keys
 
+_PLAYED = ", ".join(game.rules.name for game in SIMULATED)
 
-@click.command()
+
+@click.command(
+    help="Simulate a casino floor (its tables take the games in turn: "
+    + ", ".join(f"{game.rules.title} {game.prefix}" for game in SIMULATED)
+    + ") with injected dealer errors, and the truth about them."
+)
 @click.option("--tables", default=12, show_default=True, help="Tables on the floor.")
+@click.option(
+    "--games",
+    metavar="NAME[,NAME...]",
+    help=f"The games on the floor, in the order the tables take them (among {_PLAYED}); "
+    "default: every one, in that order.",
+)
 @click.option(
     "--rounds", default=2000, show_default=True, help="Rounds in all, shared by the tables."
 )
@@ -69,6 +82,7 @@ from tablewatch.sim.signing import FloorKeys, floor_keys
 )
 def simulate(
     tables: int,
+    games: str | None,
     rounds: int,
     seed: int,
     error_rate: float,
@@ -79,7 +93,6 @@ def simulate(
     post_url: str | None,
     sign: bool,
 ) -> None:
-    """Simulate a floor of Four Card Poker and Let It Ride tables."""
     if not 0 <= error_rate <= 1 or not 0 <= jackpot_rate <= 1:
         raise click.BadParameter("rates are shares from 0 to 1")
     if tables < 1 or rounds < 0:
@@ -94,7 +107,11 @@ def simulate(
         )
     if post_url is not None and not follow:
         raise click.UsageError("--post needs --follow")
-    floor = Floor(tables, rounds, seed, error_rate, jackpot_rate)
+    try:
+        played = choose(games)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--games") from None
+    floor = Floor(tables, rounds, seed, error_rate, jackpot_rate, played)
     keys = _keys(floor, generate=not follow) if sign else None
     encode = keys.encoder() if keys is not None else encode_event
     if follow and post_url is not None:

@@ -14,6 +14,7 @@ import msgspec
 from tablewatch.rules.config import parse_config
 from tablewatch.rules.events import AnyEvent, ms_to_ts, ts_to_ms
 from tablewatch.sim.floor_config import floor_config
+from tablewatch.sim.games import SIMULATED, SimulatedGame
 from tablewatch.sim.table_sim import TableSim, Truth
 
 FLOOR_START = "2026-11-29T18:00:00.000Z"
@@ -26,12 +27,13 @@ class Floor:
     seed: int
     error_rate: float = 0.0
     jackpot_rate: float = 0.0
+    games: tuple[SimulatedGame, ...] = SIMULATED  # in the order the tables take them
     config: dict[str, Any] = field(init=False)
     sims: list[TableSim] = field(init=False)
 
     def __post_init__(self) -> None:
         rng = random.Random(self.seed)
-        self.config = floor_config(self.tables, rng)
+        self.config = floor_config(self.tables, rng, self.games)
         configs = parse_config(self.config)
         start = ts_to_ms(FLOOR_START)
         self.sims = [

@@ -1,12 +1,14 @@
 """The simulated floor's Rules Submission: a mix of games, pay tables, shufflers and dealing.
 
-The tables take the simulated games in turn (:data:`~tablewatch.sim.games.SIMULATED`);
-each game's simulator configures its own tables' pay tables.
+The tables take the floor's games in turn (by default every game the simulator plays,
+:data:`~tablewatch.sim.games.SIMULATED`, in the registry's order); each game's simulator
+configures its own tables' pay tables.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from tablewatch.sim.games import SIMULATED, SimulatedGame
@@ -15,23 +17,26 @@ DEALINGS = ("hand", "manual_shoe", "automated_shoe")
 TABLES_PER_PIT = 4
 
 
-def game_of(index: int) -> SimulatedGame:
-    """The game of the floor's table ``index`` (from 0)."""
-    return SIMULATED[index % len(SIMULATED)]
+def game_of(index: int, games: Sequence[SimulatedGame] = SIMULATED) -> SimulatedGame:
+    """The game of the floor's table ``index`` (from 0): ``games`` in turn."""
+    return games[index % len(games)]
 
 
-def table_ids(n: int) -> list[str]:
-    """The games in turn: LIR-01, FCP-02, LIR-03, ..."""
-    return [f"{game_of(i).prefix}-{i + 1:02d}" for i in range(n)]
+def table_ids(n: int, games: Sequence[SimulatedGame] = SIMULATED) -> list[str]:
+    """The games in turn, each table's id its game's prefix and its number: for games
+    (A, B), A-01, B-02, A-03, ..."""
+    return [f"{game_of(i, games).prefix}-{i + 1:02d}" for i in range(n)]
 
 
-def floor_config(n_tables: int, rng: random.Random) -> dict[str, Any]:
+def floor_config(
+    n_tables: int, rng: random.Random, games: Sequence[SimulatedGame] = SIMULATED
+) -> dict[str, Any]:
     tables: dict[str, Any] = {}
-    for i, table_id in enumerate(table_ids(n_tables)):
+    for i, table_id in enumerate(table_ids(n_tables, games)):
         dealing = DEALINGS[(i // 2) % 3]
         counting = (i // 2) % 2 == 1
         progressive = i % 5 != 4
-        table, paytables = game_of(i).floor_table(i, rng, progressive)
+        table, paytables = game_of(i, games).floor_table(i, rng, progressive)
         table["paytables"] = paytables
         table["counting_shuffler"] = counting
         table["dealing"] = dealing

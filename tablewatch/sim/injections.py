@@ -56,6 +56,8 @@ def applicable(table: SimTable, *, forgetting_stub: bool) -> list[str]:
             "JACKPOT_NOT_VALIDATED",
             "ENVY_BONUS_WRONG",
         }
+    if not (config.envy_per_dollar or config.five_card_envy_per_dollar):
+        skip.add("ENVY_BONUS_WRONG")  # the table pays no Envy Bonus
     own = {check.code for check in config.rules.checks}
     skip |= {check.code for rules in all_rules() for check in rules.checks} - own
     if not table.game.late_bets(config):
@@ -66,7 +68,9 @@ def applicable(table: SimTable, *, forgetting_stub: bool) -> list[str]:
         skip.add("SHUFFLER_COUNT_MISMATCH")
     if forgetting_stub:
         skip |= {"STUB_COUNT_MISSING", "STUB_COUNT_MISMATCH"}
-    return [code for code in PROTOCOL_CHECKS if code not in skip]
+    games_own = [c.code for c in config.rules.checks if c.code not in PROTOCOL_CHECKS]
+    codes = [*PROTOCOL_CHECKS, *games_own]
+    return [code for code in codes if code not in skip]
 
 
 def choose_injection(rng: random.Random, options: list[str]) -> Injection:

@@ -14,7 +14,7 @@ class Player:
     side_bet_rate: float
     progressive_rate: float
     progressive_chip: int  # $1 or $5
-    aces_up_only: bool  # Four Card Poker: plays the Aces Up wager alone
+    side_bet_only: bool  # plays a side wager alone where the game allows it
 
 
 class Seating:
@@ -37,7 +37,7 @@ class Seating:
             side_bet_rate=rng.choice((0.0, 0.2, 0.5, 0.9)),
             progressive_rate=rng.choice((0.0, 0.0, 0.3, 0.8)),
             progressive_chip=rng.choice((100, 100, 100, 500)),
-            aces_up_only=rng.random() < 0.05,
+            side_bet_only=rng.random() < 0.05,
         )
 
     def next_round(self) -> dict[int, Player]:

@@ -115,8 +115,8 @@ def _pick_line(
 
 
 def _bonus_bets(rules: GameRules) -> frozenset[str]:
-    """Bets with neither a wager nor a decision of their own (the Four Card Poker Ante bonus):
-    a missing line of one is a WRONG_PAYOUT, not an UNSETTLED_WAGER."""
+    """Bets with neither a wager nor a decision of their own (an Ante bonus paid by the
+    house): a missing line of one is a WRONG_PAYOUT, not an UNSETTLED_WAGER."""
     return rules.never_wagered - set(rules.decision_wagers.values())
 
 

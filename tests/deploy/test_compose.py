@@ -21,6 +21,7 @@ from tablewatch.alerts.rules_file import load_rules
 from tablewatch.cli import main as cli
 from tablewatch.rules.config import parse_config
 from tablewatch.sim.floor import Floor
+from tests.sim.floors import FIRST_TWO
 
 COMPOSE_DIR = Path(__file__).resolve().parents[2] / "deploy" / "compose"
 COMPOSE = COMPOSE_DIR / "compose.yaml"
@@ -222,7 +223,7 @@ def test_the_api_runs_the_casework_desk_as_the_casework_user() -> None:
 
 def test_the_demo_floor_configuration_is_the_simulators() -> None:
     shipped = yaml.safe_load((COMPOSE_DIR / "config" / "tables.yaml").read_text())
-    assert shipped == Floor(tables=12, rounds=12, seed=7).config
+    assert shipped == Floor(tables=12, rounds=12, seed=7, games=FIRST_TWO).config
     assert len(parse_config(shipped)) == 12
 
 

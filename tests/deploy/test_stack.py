@@ -27,6 +27,7 @@ import pytest
 from tablewatch.integrity import keys
 from tablewatch.rules.decode import encode_event
 from tablewatch.sim.floor import Floor
+from tests.sim.floors import FIRST_TWO
 
 pytestmark = pytest.mark.docker
 
@@ -114,7 +115,14 @@ def stack(docker_services: Any) -> Iterator[None]:
 
 
 def test_a_floor_through_the_stack(stack: None) -> None:
-    floor = Floor(tables=TABLES, rounds=ROUNDS, seed=SEED, error_rate=0.15, jackpot_rate=0.05)
+    floor = Floor(
+        tables=TABLES,
+        rounds=ROUNDS,
+        seed=SEED,
+        error_rate=0.15,
+        jackpot_rate=0.05,
+        games=FIRST_TWO,
+    )
     events = [json.loads(encode_event(e)) for e in floor.events()]
     truth = {(t.table_id, t.round_id or "", t.check) for t in floor.truth()}
     for start in range(0, len(events), 500):

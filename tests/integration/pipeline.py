@@ -25,6 +25,7 @@ from tablewatch.services import (
     worker_query,
 )
 from tablewatch.sim.floor import Floor
+from tests.sim.floors import FIRST_TWO
 
 FAULTS = Path(__file__).parent / "faults"
 
@@ -139,7 +140,14 @@ class SimulatedFloor:
 
 
 def simulated_floor(root: Path, tables: int, rounds: int, seed: int) -> SimulatedFloor:
-    floor = Floor(tables=tables, rounds=rounds, seed=seed, error_rate=0.15, jackpot_rate=0.05)
+    floor = Floor(
+        tables=tables,
+        rounds=rounds,
+        seed=seed,
+        error_rate=0.15,
+        jackpot_rate=0.05,
+        games=FIRST_TWO,
+    )
     config = root / "tables.yaml"
     config.write_text(yaml.safe_dump(floor.config, sort_keys=False))
     events = [encode_event(e) for e in floor.events()]

@@ -6,10 +6,11 @@ import random
 
 from tablewatch.rules.config import parse_config
 from tablewatch.sim.floor_config import floor_config
+from tests.sim.floors import FIRST_TWO
 
 
 def test_tables_stand_in_pits_of_four_with_two_cameras_each() -> None:
-    configs = parse_config(floor_config(9, random.Random(1)))
+    configs = parse_config(floor_config(9, random.Random(1), FIRST_TWO))
     assert [(t, c.pit, c.cameras) for t, c in configs.items()] == [
         ("LIR-01", "Pit 1", ("CAM-01A", "CAM-01B")),
         ("FCP-02", "Pit 1", ("CAM-02A", "CAM-02B")),

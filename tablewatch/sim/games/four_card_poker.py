@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from tablewatch.rules.cards import TEN, Card, parse_cards
 from tablewatch.rules.games import four_card_poker
@@ -47,9 +47,9 @@ class FourCardPoker(SimulatedGame):
 
     def seat_wagers(self, table: SimTable, seat: int, player: Player, wagers: Wagers) -> None:
         rng = table.rng
-        if not player.aces_up_only:
+        if not player.side_bet_only:
             wagers[(seat, "ante")] = player.unit
-        if player.aces_up_only or rng.random() < player.side_bet_rate:
+        if player.side_bet_only or rng.random() < player.side_bet_rate:
             wagers[(seat, "aces_up")] = rng.choice((500, 1000, player.unit))
         if "progressive" in table.config.paytables and rng.random() < player.progressive_rate:
             wagers[(seat, "progressive")] = player.progressive_chip
@@ -152,3 +152,6 @@ def play_amount(cards: Sequence[Card], ante: int) -> int:
 
 def _cards(text: str) -> list[Card]:
     return list(parse_cards(text.split()))
+
+
+SIMULATOR: Final = FourCardPoker()

@@ -194,3 +194,6 @@ def keeps_bet2(cards: Sequence[Card]) -> bool:
 
 def _cards(text: str) -> list[Card]:
     return list(parse_cards(text.split()))
+
+
+SIMULATOR: Final = LetItRide()
