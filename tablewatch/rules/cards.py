@@ -1,9 +1,9 @@
 """Playing cards as small integers.
 
 A card is an ``int`` in ``0..51``: ``rank * 4 + suit``, with rank ``0`` for a
-two up to ``12`` for an ace (§ 641a.6(a), § 643a.6(a)) and suit ``0..3`` for
-clubs, diamonds, hearts, spades. Suits are equal in rank; spades matter only
-for the Let It Ride progressive mini-royal (§ 643a.12(d)(1)).
+two up to ``12`` for an ace and suit ``0..3`` for clubs, diamonds, hearts,
+spades. Suits are equal in rank; a pay table may name a suit (a hand of
+spades, see :mod:`tablewatch.rules.paytables.hand_names`).
 
 The protocol writes a card as two characters, rank then suit (``"Td"``).
 """

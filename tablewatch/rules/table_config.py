@@ -16,7 +16,7 @@ class TableConfig:
     table_id: str
     game: str  # the game's name (its descriptor's)
     rules: GameRules  # the game's descriptor
-    paytables: Mapping[str, PayTable]  # by slot ("main", "aces_up", ...)
+    paytables: Mapping[str, PayTable]  # by slot (the descriptor's pay-table keys)
     counting_shuffler: bool
     payout_limit: int | None  # cents per hand, on the bets the game's payout limit caps
     progressive_reset: int | None  # cents

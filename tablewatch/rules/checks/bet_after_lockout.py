@@ -1,9 +1,9 @@
 """BET_AFTER_LOCKOUT: a wager placed, increased or removed after "no more bets".
 
 No wager may be made, increased or withdrawn after the dealer announces "no
-more bets" (Four Card Poker § 641a.7(c), Let It Ride § 643a.7(c): the game's
-``Sections.lockout``; the Play wager and the pulls are decisions, not
-wagers). Late means ``ts`` later than the lockout's.
+more bets" (the game's ``Sections.lockout``; a wager made or withdrawn by a
+decision, the game's ``decision_wagers`` and ``withdrawn``, is a decision,
+not a wager). Late means ``ts`` later than the lockout's.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ PROTOCOL_CHECKS: Final = _catalog(
     Check(
         "PLAY_WAGER_OUT_OF_RANGE",
         "high",
-        "a Four Card Poker Play wager under 1x or over 3x the Ante",
+        "a Play wager of an amount its game does not allow (e.g. under 1x or over 3x the Ante)",
     ),
     Check(
         "DECISION_MISSING",
@@ -67,9 +67,11 @@ PROTOCOL_CHECKS: Final = _catalog(
         "a seat with a live Ante that neither played nor folded before the dealer's cards "
         "were turned (its wagers settled as after a fold)",
     ),
-    Check("UNEQUAL_BETS", "medium", "Let It Ride bets 1, 2 and 3 not equal"),
+    Check("UNEQUAL_BETS", "medium", "bets its game requires equal that are not equal"),
     Check(
-        "LATE_WITHDRAWAL", "high", "a Let It Ride bet pulled after its community card was turned"
+        "LATE_WITHDRAWAL",
+        "high",
+        "a bet pulled after the card that closes that decision was turned",
     ),
     Check("UNSETTLED_WAGER", "high", "a wager never settled, or settled twice"),
     Check("ROUND_NOT_VOIDED", "critical", "a round that had to be voided was settled instead"),

@@ -1,6 +1,6 @@
 """DECK_CHANGE_OVERDUE: a deck still in play after 4 hours (dealt by hand) or 8 hours (shoe).
 
-The game's ``deck_change`` (§ 641a.3(c), § 643a.3(c)), paragraph (1) for a
+The game's ``Sections.deck_change``, paragraph (1) for a
 deck dealt by hand, (2) from a shoe. Reported on the first round that starts
 on a deck past its deadline.
 """

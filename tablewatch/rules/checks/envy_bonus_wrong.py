@@ -1,9 +1,9 @@
 """ENVY_BONUS_WRONG: an Envy Bonus missing, of the wrong amount, or paid for an ineligible hand.
 
-Four Card Poker § 641a.11(c)(5)(v), § 641a.12(d)(5); Let It Ride
-§ 643a.11(g)(3)(v), § 643a.12(d)(5) (and the Five-Card Envy Bonus,
-§ 643a.11(g)(4)(v)). A player is owed one bonus per *other* player holding a
-qualifying hand; never one for his own hand or the dealer's.
+The game's ``Sections.envy`` (its descriptor in :mod:`tablewatch.rules.games`
+cites the rule and, for each Envy Bonus table, its pay-table section). A
+player is owed one bonus per *other* player holding a qualifying hand; never
+one for his own hand or the dealer's.
 """
 
 from __future__ import annotations

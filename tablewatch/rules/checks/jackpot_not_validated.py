@@ -1,8 +1,7 @@
 """JACKPOT_NOT_VALIDATED: a progressive payout with no floorperson's validation.
 
-§ 641a.11(c)(5)(iii); § 643a.11(g)(3)(iii) (three-card progressive),
-(g)(4)(iii) (Five-Card Progressive), (g)(5)(ii) (Five Card Hand Bonus from
-500 for 1, or a share of the meter).
+A winning line the game's settlement marks with a ``validation_section``
+(a progressive payout, or a side wager's large one) cites that section.
 """
 
 from __future__ import annotations

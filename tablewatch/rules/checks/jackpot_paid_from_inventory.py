@@ -1,9 +1,8 @@
 """JACKPOT_PAID_FROM_INVENTORY: a share-of-the-meter progressive payout paid from the table.
 
-§ 641a.11(c)(5)(iv): 100% of the meter may not be paid from the table
-inventory container; § 643a.11(g)(3)(iv) likewise for the three-card
-progressive, § 643a.11(g)(4)(iv) for any percentage of the Five-Card
-Progressive meter. A meter payout whose source is not reported is flagged
+A meter payout may not be paid from the table inventory container; the
+game's settlement marks such a line with its ``not_from_inventory_section``,
+which the finding cites. A meter payout whose source is not reported is flagged
 too: nothing shows it did not come from the inventory.
 """
 

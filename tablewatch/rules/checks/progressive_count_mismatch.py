@@ -1,9 +1,8 @@
 """PROGRESSIVE_COUNT_MISMATCH: progressive chips on the layout differ from wagers accepted.
 
 At lockout the dealer verifies that the progressive chips equal the wagers
-the progressive system accepted (the game's ``progressive_count`` by dealing:
-Four Card Poker § 641a.8(b), 641a.9(a)(3), 641a.10(a)(2); Let It Ride
-§ 643a.8(b)(2), 643a.9(a)(3)(ii), 643a.10(a)(2)(ii)).
+the progressive system accepted (the game's ``progressive_count`` by dealing,
+as its descriptor in :mod:`tablewatch.rules.games` cites them).
 """
 
 from __future__ import annotations

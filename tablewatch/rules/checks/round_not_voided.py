@@ -1,12 +1,12 @@
 """ROUND_NOT_VOIDED: a round that had to be voided was settled instead.
 
-The round must be void, every wager returned, when (§ 641a.13, § 643a.13):
-- a player's hand or one of the game's areas (the dealer's six cards, the
-  two community cards) was dealt the wrong number of cards, (c);
-- a card of the game's ``Exposure`` (a dealer card, a community card) was
-  exposed before its reveal, (d);
-- more than one card was found face up in the deck, (a);
-- the automated dealing shoe jammed, stopped or failed to deal, (f).
+The round must be void, every wager returned, when (the game's ``Sections``):
+- a player's hand or one of the game's areas (a dealer's hand, community
+  cards) was dealt the wrong number of cards (``misdeal``);
+- a card the game keeps hidden until its reveal (a dealer card, a community
+  card) was exposed before it (``early_exposure``);
+- more than one card was found face up in the deck (``face_up_in_deck``);
+- the automated dealing shoe jammed, stopped or failed to deal (``shoe_fault``).
 The counts, areas and sections are the game's descriptor's. A wrong stub
 count is its own check (STUB_COUNT_MISMATCH).
 """
@@ -127,8 +127,8 @@ def _early_exposures(ctx: RoundContext, out: list[VoidCause]) -> None:
 
 
 def _already_turned(ctx: RoundContext, rule: Exposure, card: str, ts: str) -> bool:
-    """A card seen after an earlier reveal turned it (a Let It Ride community card) is no
-    exposure."""
+    """A card seen after an earlier reveal turned it (a shared card turned on its own, the
+    descriptor's ``Exposure.turned``) is no exposure."""
     dealt = ctx.view.card_events.get(rule.target, NO_CARDS)
     for key, position in rule.turned:
         turned = ctx.view.reveals.get(key)

@@ -1,7 +1,7 @@
 """SHUFFLER_COUNT_MISMATCH: a counting shuffler reported other than 52 cards and the deck stayed.
 
-The deck shall be removed from the table (the game's ``shuffler_count``:
-§ 641a.5(b), § 643a.5(b)). Reported on the first round dealt from that deck
+The deck shall be removed from the table (the game's ``Sections.shuffler_count``).
+Reported on the first round dealt from that deck
 after the bad count.
 """
 

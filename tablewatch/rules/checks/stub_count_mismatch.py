@@ -1,9 +1,8 @@
 """STUB_COUNT_MISMATCH: the stub and the cards dealt do not make 52, and the round was not voided.
 
 A wrong count voids every hand (and, if there was no misdeal, the deck
-leaves the table): the game's ``stub_count`` by dealing (Four Card Poker
-§ 641a.8(h), 641a.9(f), 641a.10(f); Let It Ride § 643a.8(h), 643a.9(f),
-643a.10(f)).
+leaves the table): the game's ``stub_count`` by dealing, as its descriptor in
+:mod:`tablewatch.rules.games` cites them.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """STUB_COUNT_MISSING: no stub count in 5 rounds in a row at a table whose shuffler does not count.
 
 Count the stub at least once every 5 rounds (the game's ``stub_cadence`` by
-dealing: Four Card Poker § 641a.8(f), 641a.9(d), 641a.10(d); Let It Ride
-§ 643a.8(f), 643a.9(d), 643a.10(d)). Rounds are counted by ``round_start``;
-reported on the fifth round, then the count starts again.
+dealing, as its descriptor in :mod:`tablewatch.rules.games` cites them).
+Rounds are counted by ``round_start``; reported on the fifth round, then the
+count starts again.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """UNSETTLED_WAGER: every wager needs exactly one ``settle``.
 
-A wager made by decision (the game's ``decision_wagers``: the Four Card
-Poker Play wager) needs one too; a bet withdrawn by decision (``withdrawn``:
-a pulled Let It Ride bet) needs none (a ``returned`` line is also right); the
-Ante bonus has a line only when paid. In a voided round every wager is
-settled ``returned``. A round with no ``round_end`` is only checked for
-double settlement. Section: the game's ``settlement`` (§ 641a.11(c),
-§ 643a.11(f)).
+A wager made by decision (the game's ``decision_wagers``) needs one too; a
+bet withdrawn by decision (``withdrawn``) needs none (a ``returned`` line is
+also right); a line the settlement marks ``optional`` (a house bonus not
+won) is needed only when paid. In a voided round every wager is settled
+``returned``. A round with no ``round_end`` is only checked for double
+settlement. Section: the game's ``Sections.settlement``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """VOID_NOT_RETURNED: in a voided round every wager is returned, none paid or collected.
 
 The section is that of the cause the round had to be voided for (see
-``round_not_voided``), else the game's ``void`` (§ 641a.13, § 643a.13).
+``round_not_voided``), else the game's ``Sections.void``.
 
 The money: ``expected`` is the stake the table kept where it was due back (a wager
 settled ``lose``: the stake, else 0), ``actual`` what it paid (the ``settle``'s or the

@@ -3,7 +3,7 @@
 A bet name the game does not have, one it never takes as a wager (made by
 decision or paid by the house), or a side wager the casino's Rules
 Submission (the table configuration) does not offer (the game's
-``wagers_offered``: § 641a.7(d), § 643a.7(e)-(g)).
+``Sections.wagers_offered``).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Covers under- and over-payment, a winner collected, a loser paid, a pulled or
 removed bet paid, an Ante bonus due and not paid, and a payout limit per hand
-ignored (one finding for the bets it caps together: Let It Ride's three
-bets, on ``bet`` ``main``).
+ignored (one finding for the bets the game's ``PayoutLimitRule`` caps
+together, on its ``bet``).
 The section cited is the rule that prices the wager.
 """
 
@@ -68,6 +68,8 @@ def _wrong(ctx: RoundContext, expected: Expected, settle: Settle, owed: int | No
         why = f"{_hand(expected)} pays {expected.odds} but no meter reading is known"
     elif expected.result == "win":
         why = f"{_hand(expected)} pays {expected.odds} on {cents(expected.stake)}: {cents(owed)}"
+    elif expected.result == "push":
+        why = "the wager pushes: the stake stays, nothing paid or collected"
     elif expected.result == "returned":
         why = f"the bet was pulled back: returned, nothing paid or collected ({expected.section})"
     else:

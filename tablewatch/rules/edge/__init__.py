@@ -2,8 +2,8 @@
 
 Exact enumerations (every hand equally likely) price each distinct hand once
 with the functions settlement uses (:mod:`tablewatch.rules.edge.pricing`);
-the Four Card Poker Ante, whose optimal play cannot be enumerated cheaply, is
-a Monte-Carlo of a learned strategy. Which wagers of a game are priced, and
+a wager whose optimal play cannot be enumerated cheaply is a Monte-Carlo of
+a learned strategy (:class:`MonteCarloEdge`). Which wagers of a game are priced, and
 how, is the game descriptor's ``edges`` (:mod:`tablewatch.rules.games`).
 Pure computation: no file I/O.
 """

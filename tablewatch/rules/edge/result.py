@@ -12,8 +12,9 @@ class EdgeResult:
     """House edge of one wager under one pay table.
 
     ``house_edge`` is a fraction of the initial wager (positive: the house
-    wins on average): of one of the three equal bets for the Let It Ride main
-    game, of the Ante for Four Card Poker. ``exact`` results come from a full
+    wins on average), of the unit the game's edge names in ``extras["unit"]``
+    (one of several equal bets, the wager a decision adds to; else the wager
+    itself). ``exact`` results come from a full
     enumeration of ``hands`` equally likely hands (``ci95`` is ``None``);
     Monte-Carlo results carry the 95% confidence interval of the evaluation
     run, whose size is ``hands``.

@@ -1,4 +1,5 @@
-"""Poker hand strengths for Four Card Poker (§ 641a.6) and Let It Ride (§ 643a.6).
+"""Poker hand strengths of three, four and five cards (the games' rankings, which their
+descriptors in :mod:`tablewatch.rules.games` cite).
 
 Cards are ints ``rank * 4 + suit`` (see :mod:`tablewatch.rules.cards`).  Every
 evaluator returns an ``int`` strength in the shared encoding of

@@ -1,6 +1,7 @@
-"""Five-card poker hands: the Let It Ride rankings (§ 643a.6(a), (b)).
+"""Five-card poker hands: the standard five-card poker ranking.
 
-Also ``best5of6`` for the six cards of the Six Card Bonus, and ``best5of7`` for
+Also ``best5of6`` for the best five of six cards (a hand and a shared area of
+three), and ``best5of7`` for
 a hold 'em hand (two cards of one's own and five community cards).
 """
 
@@ -26,7 +27,7 @@ from tablewatch.rules.hands.strength import grouped_ranks, pack_strength, straig
 
 
 class Hand5(IntEnum):
-    """Five-card categories, ascending (§ 643a.6(b) lists them descending)."""
+    """Five-card categories, ascending (a regulation lists them descending)."""
 
     HIGH_CARD = 0
     PAIR = 1
@@ -91,7 +92,7 @@ def _bad_cards(cards: Sequence[int], n: int) -> ValueError:
 
 
 def strength5(cards: Sequence[int]) -> int:
-    """Strength of five cards (§ 643a.6(b)).
+    """Strength of five cards.
 
     The cards must be five distinct ints in ``0..51``, in any order; for speed,
     duplicates and negative ints are not detected (out-of-range and wrong counts
@@ -110,7 +111,7 @@ def strength5(cards: Sequence[int]) -> int:
 
 
 def best5of6(cards: Sequence[int]) -> int:
-    """Best five-card strength among six cards (Let It Ride Six Card Bonus)."""
+    """Best five-card strength among six cards."""
     try:
         a, b, c, d, e, f = cards
         v = _V5

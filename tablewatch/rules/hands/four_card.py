@@ -1,8 +1,8 @@
-"""Four-card poker hands: the Four Card Poker rankings (§ 641a.6).
+"""Four-card poker hands: the four-card poker ranking.
 
 Unlike five-card poker, three of a kind beats a straight and a flush, and four
-of a kind beats a straight flush (§ 641a.6(b)).  The player makes the best four
-of five cards (``best4of5``), the dealer the best four of six (``best4of6``).
+of a kind beats a straight flush.  ``best4of5`` is the best four of five cards,
+``best4of6`` the best four of six.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from tablewatch.rules.hands.strength import grouped_ranks, pack_strength, straig
 
 
 class Hand4(IntEnum):
-    """Four Card Poker categories, ascending (§ 641a.6(b) lists them descending)."""
+    """Four-card poker categories, ascending."""
 
     HIGH_CARD = 0
     PAIR = 1
@@ -110,7 +110,7 @@ def _bad_cards(cards: Sequence[int], n: int) -> ValueError:
 
 
 def strength4(cards: Sequence[int]) -> int:
-    """Strength of four cards (§ 641a.6(b)).
+    """Strength of four cards.
 
     The cards must be four distinct ints in ``0..51``, in any order; for speed,
     duplicates and negative ints are not detected.
@@ -172,7 +172,7 @@ def _best4of6_suited(a: int, b: int, c: int, d: int, e: int, f: int) -> int:
 
 
 def best4of5(cards: Sequence[int]) -> int:
-    """Best Four Card Poker strength among five cards (the player's hand)."""
+    """Best four-card strength among five cards."""
     try:
         a, b, c, d, e = cards
         s = _V45[a] + _V45[b] + _V45[c] + _V45[d] + _V45[e]
@@ -188,7 +188,7 @@ def best4of5(cards: Sequence[int]) -> int:
 
 
 def best4of6(cards: Sequence[int]) -> int:
-    """Best Four Card Poker strength among six cards (the dealer's hand)."""
+    """Best four-card strength among six cards."""
     try:
         a, b, c, d, e, f = cards
         v = _V45

@@ -1,7 +1,7 @@
 """The shared hand-strength encoding used by every evaluator in this package.
 
 A strength is a plain ``int``; a higher value is a better hand and equal values
-tie (§ 641a.6(c)). The layout is::
+tie (suits are equal in rank). The layout is::
 
     category << 20 | k0 << 16 | k1 << 12 | k2 << 8 | k3 << 4 | k4
 
@@ -11,7 +11,7 @@ are card ranks (``0`` = two .. ``12`` = ace) in order of significance: the
 rank of the largest group first (quads, trips, the high pair), then the next
 group, then the kickers in descending order; unused nibbles are ``0``.  A
 straight or straight flush stores only its high card in ``k0`` (the wheel
-A-2-3-4-5 stores the five, the Four Card Poker A-2-3-4 the four, the three
+A-2-3-4-5 stores the five, the four-card A-2-3-4 the four, the three
 card A-2-3 the three).
 
 Every strength of a real hand is positive, so ``0`` is free as a sentinel.

@@ -1,5 +1,4 @@
-"""Three-card poker hands: the Let It Ride Three Card Bonus and progressive
-rankings (§ 643a.6(c), (d)).
+"""Three-card poker hands: the three-card poker ranking.
 
 A straight beats a flush; A-2-3 is a straight, K-A-2 is not; the ace-king-queen
 straight flush (mini-royal) is a category of its own above the other straight
@@ -82,7 +81,7 @@ def _build_scalar_tables() -> bool:
 
 
 def strength3(cards: Sequence[int]) -> int:
-    """Strength of three cards (§ 643a.6(c)).
+    """Strength of three cards.
 
     The cards must be three distinct ints in ``0..51``, in any order; for speed,
     duplicates and negative ints are not detected.

@@ -49,7 +49,7 @@ THREE_CARD_NAMES: Final[dict[Hand3, str]] = {
 # so they are worked out once per strength: settlement asks for every hand.
 @cache
 def five_card_names(strength: int) -> tuple[str, ...]:
-    """Names of a 5-card hand (§ 643a.6(b)); pairs below tens answer to nothing."""
+    """Names of a 5-card hand; pairs below tens answer to nothing."""
     category = Hand5(category_of(strength))
     if category is Hand5.ROYAL_FLUSH:
         return ("royal_flush", "straight_flush")
@@ -61,7 +61,7 @@ def five_card_names(strength: int) -> tuple[str, ...]:
 
 @cache
 def four_card_names(strength: int) -> tuple[str, ...]:
-    """Names of a Four Card Poker hand (§ 641a.6(b))."""
+    """Names of a four-card hand (the four-card ranking of :mod:`tablewatch.rules.hands`)."""
     category = Hand4(category_of(strength))
     if category is Hand4.FOUR_OF_A_KIND and leading_rank(strength) == ACE:
         return ("four_aces", "four_of_a_kind")
@@ -72,7 +72,7 @@ def four_card_names(strength: int) -> tuple[str, ...]:
 
 
 def three_card_names(strength: int, cards: Sequence[Card]) -> tuple[str, ...]:
-    """Names of a player's three cards (§ 643a.6(c), (d)).
+    """Names of a player's three cards.
 
     A mini-royal in spades is also a mini-royal and a straight flush, so a
     table without mini-royal rows pays it as a straight flush.
@@ -93,7 +93,7 @@ def _three_card_names(strength: int) -> tuple[str, ...]:
 
 
 def is_mini_royal(cards: Sequence[Card]) -> bool:
-    """A-K-Q of one suit (§ 643a.6(d)(1))."""
+    """A-K-Q of one suit."""
     return len({suit_of(c) for c in cards}) == 1 and sorted(rank_of(c) for c in cards) == [
         QUEEN,
         KING,

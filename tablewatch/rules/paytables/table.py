@@ -12,7 +12,7 @@ from tablewatch.rules.paytables.odds import Odds
 class PayTable:
     """One pay table of one wager: ``rows`` maps a hand name to its odds.
 
-    ``section`` is the regulation that states it ("§ 643a.12(a)") or the
+    ``section`` is the regulation that states it ("§ N.12(a)") or the
     configuration key it was read from (casino-supplied tables).
     """
 

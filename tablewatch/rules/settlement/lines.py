@@ -19,8 +19,8 @@ class Expected(msgspec.Struct, frozen=True, gc=False):
 
     ``result`` is ``win``, ``lose`` or ``returned``. A winning meter payout
     (``odds.is_meter``) is priced at settlement time from the meter reading.
-    ``optional``: no ``settle`` line is needed (a pulled Let It Ride bet, an
-    Ante bonus that is not due).
+    ``optional``: no ``settle`` line is needed (a bet pulled back by decision, a
+    house bonus that is not due).
     """
 
     seat: int
@@ -54,7 +54,8 @@ class ExpectedEnvy(msgspec.Struct, frozen=True, gc=False):
 
 
 class PayoutLimit(msgspec.Struct, frozen=True, gc=False):
-    """A Let It Ride hand whose main bets together exceed the payout limit (§ 643a.12(e))."""
+    """A hand whose capped bets together exceed the table's payout limit per hand (the
+    game's ``PayoutLimitRule``; ``section`` cites it)."""
 
     seat: int
     limit: int

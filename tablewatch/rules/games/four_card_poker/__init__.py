@@ -1,7 +1,9 @@
 """Four Card Poker (58 Pa. Code ch. 641a): the game's descriptor.
 
 Five cards to each player, six to the dealer (the sixth face up); best four
-of each. Ante and Play at 1 to 1 with the Ante bonus, the Aces Up pay
+of each, ranked as four-card poker (§ 641a.6; ``rules/hands/four_card.py``:
+three of a kind beats a straight and a flush, four of a kind a straight
+flush). Ante and Play at 1 to 1 with the Ante bonus, the Aces Up pay
 tables, the progressive and its Envy Bonus. Settlement:
 :mod:`tablewatch.rules.games.four_card_poker.settlement`; its own check:
 PLAY_WAGER_OUT_OF_RANGE.

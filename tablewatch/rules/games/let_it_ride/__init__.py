@@ -4,7 +4,10 @@ Three cards to each player and two community cards, turned one at a time;
 three equal bets, the first two of which may be pulled back. The Five Card
 and Three Card Bonuses, the three-card progressive and its Envy Bonus, and
 the 2019 wagers whose pay tables the casino supplies. A payout limit per
-hand caps the three bets together. Settlement:
+hand caps the three bets together. Hands rank as five-card poker (§ 643a.6(a),
+(b)) and, for the Three Card Bonus and the progressive, three-card poker
+(§ 643a.6(c), (d)), with the mini-royal in spades (§ 643a.12(d)(1)); the Six
+Card Bonus is the best five of a seat's three and the bonus area's three. Settlement:
 :mod:`tablewatch.rules.games.let_it_ride.settlement`; its own checks: UNEQUAL_BETS,
 LATE_WITHDRAWAL.
 """
