@@ -15,8 +15,10 @@ from tablewatch.rules.edge import (
     EdgeResult,
     ExactEdge,
     MonteCarloEdge,
+    RowsEdge,
     exact_edge,
     games_with_edges,
+    rows_table,
     wager_edge,
     wagers_of,
 )
@@ -44,6 +46,12 @@ _PERCENT_EXTRAS = {
     default=None,
     help="Pay table letter (main A/B, three_card_bonus and five_card_bonus A-F, "
     "aces_up A-F); the Four Card Poker ante has none.",
+)
+@click.option(
+    "--rows",
+    default=None,
+    help="A pay table stated by rows, highest hand first, comma-separated "
+    "(e.g. 40,30,6,3,1), for a wager the casino states by rows.",
 )
 @click.option(
     "--format",
@@ -86,6 +94,7 @@ def edge(
     game: str,
     wager: str,
     letter: str | None,
+    rows: str | None,
     fmt: str,
     samples: int,
     train_samples: int,
@@ -99,12 +108,20 @@ def edge(
     Exit 2 for an unknown game, wager or pay table.
     """
     err = Console(stderr=True, highlight=False)
-    problem = _check(game, wager, letter)
+    problem = _check(game, wager, letter, rows)
+    spec = wager_edge(game, wager) if problem is None else None
+    if isinstance(spec, RowsEdge) and rows is not None:
+        try:
+            table = rows_table(game, wager, rows)
+        except ValueError as exc:
+            problem = str(exc)
     if problem:
         err.print(f"tablewatch edge: {problem}", markup=False, soft_wrap=True)
         sys.exit(EXIT_BAD_INPUT)
-    spec = wager_edge(game, wager)
-    if isinstance(spec, MonteCarloEdge):
+    if isinstance(spec, RowsEdge):
+        with _progress(err) as progress:
+            result = spec.compute(game, table, progress)
+    elif isinstance(spec, MonteCarloEdge):
         with _progress(err) as progress:
             result = spec.compute(
                 game,
@@ -123,7 +140,7 @@ def edge(
         click.echo(render_table(result))
 
 
-def _check(game: str, wager: str, letter: str | None) -> str | None:
+def _check(game: str, wager: str, letter: str | None, rows: str | None) -> str | None:
     games = games_with_edges()
     if game not in games:
         return f"unknown game {game!r} (one of {', '.join(games)})"
@@ -131,6 +148,15 @@ def _check(game: str, wager: str, letter: str | None) -> str | None:
     if wager not in wagers:
         return f"{game} has no wager {wager!r} here (one of {', '.join(wagers)})"
     spec = wager_edge(game, wager)
+    if isinstance(spec, RowsEdge):
+        if letter is not None or rows is None:
+            return (
+                f"{game} {wager} takes its pay table by rows: give --rows "
+                f"({len(spec.rows.hands)} rows, highest hand first: {', '.join(spec.rows.hands)})"
+            )
+        return None
+    if rows is not None:
+        return f"{game} {wager} has no pay table stated by rows: leave out --rows"
     if not isinstance(spec, ExactEdge):
         if letter is not None:
             return f"{game} {wager} has no lettered pay table: leave out --paytable"

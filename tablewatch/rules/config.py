@@ -20,6 +20,7 @@ from tablewatch.rules.config_schema import RawTable
 from tablewatch.rules.game_rules import Configuration, EnvyChoice, GameRules, LetteredSlot
 from tablewatch.rules.games import UnknownGame, all_rules, names, rules_of
 from tablewatch.rules.paytables.casino_supplied import casino_envy, casino_pay_table
+from tablewatch.rules.paytables.rows import ENVY, envy_of_rows, table_of_rows
 from tablewatch.rules.paytables.table import PayTable
 from tablewatch.rules.table_config import TableConfig
 
@@ -113,6 +114,7 @@ def parse_table(table_id: str, raw: Any) -> TableConfig:
     five_card_envy: dict[str, int] = {}
     lettered = allowed.lettered
     casino = allowed.casino_supplied
+    by_rows = allowed.rows
     for wager, choice in spec.paytables.items():
         where = f"table {table_id}: paytables.{wager}"
         try:
@@ -120,6 +122,10 @@ def parse_table(table_id: str, raw: Any) -> TableConfig:
                 envy = _envy(where, choice, allowed.envy)
             elif wager in lettered:
                 paytables[wager] = _lettered(where, choice, lettered[wager])
+            elif wager in by_rows and by_rows[wager].payout == ENVY:
+                envy = _casino(envy_of_rows, where, by_rows[wager], choice)
+            elif wager in by_rows:
+                paytables[wager] = _casino(table_of_rows, where, wager, by_rows[wager], choice)
             elif wager == allowed.casino_envy:
                 five_card_envy = _casino(casino_envy, where, choice)
             elif wager in casino:
@@ -127,6 +133,7 @@ def parse_table(table_id: str, raw: Any) -> TableConfig:
             else:
                 known = sorted([*lettered, *([allowed.envy.slot] if allowed.envy else [])])
                 known += [*casino, *([allowed.casino_envy] if allowed.casino_envy else [])]
+                known += by_rows
                 raise ConfigError(
                     f"{where}: {game} has no such wager (known: {', '.join(known)}; "
                     f"58 Pa. Code {rules.chapter})"
@@ -134,7 +141,15 @@ def parse_table(table_id: str, raw: Any) -> TableConfig:
         except ConfigError as exc:
             refuse.add_error(exc, f"paytables.{wager}")
     for wager in allowed.required:
-        if wager not in paytables and not refuse.refused(f"paytables.{wager}"):
+        if wager in paytables or refuse.refused(f"paytables.{wager}"):
+            continue
+        if wager in by_rows:
+            rows = by_rows[wager]
+            refuse.add(
+                f"paytables.{wager} is required: the casino states its rows, highest hand "
+                f"first ({len(rows.hands)} rows: {', '.join(rows.hands)}; {rows.section})"
+            )
+        else:
             refuse.add(
                 f"paytables.{wager} is required: the casino selects one "
                 f"of the tables of {lettered[wager].section}"
@@ -185,6 +200,9 @@ def _raw_table(raw: Any, refuse: _Refusals) -> RawTable | None:
     if isinstance(paytables, dict):
         kept: dict[Any, Any] = {}
         for wager, choice in paytables.items():
+            if isinstance(choice, dict) and "rows" in choice:
+                kept[wager] = choice  # a table by rows: checked by its slot
+                continue
             try:
                 msgspec.convert({wager: choice}, dict[str, str | dict[str, str]])
             except msgspec.ValidationError as exc:
@@ -288,8 +306,8 @@ def _check_progressive(
     if amount is not None and amount < 0:
         refuse.add(f"progressive_reset must not be negative ({reset_section})")
     elif progressive is not None and amount is not None:
-        minimum = reset.minimum[progressive.letter]
-        if amount < minimum:
+        minimum = reset.minimum.get(progressive.letter)  # none for a table stated by rows
+        if minimum is not None and amount < minimum:
             refuse.add(
                 f"progressive_reset {_dollars(amount)} is "
                 f"under the {_dollars(minimum)} minimum for progressive pay table "

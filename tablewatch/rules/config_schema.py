@@ -15,7 +15,7 @@ class RawTable(msgspec.Struct, forbid_unknown_fields=True):
     """A table as the file gives it; :func:`~tablewatch.rules.config.parse_table` checks it."""
 
     game: str
-    paytables: dict[str, str | dict[str, str]] = {}
+    paytables: dict[str, str | dict[str, Any]] = {}  # {rows: [...]} or {hand: odds}
     counting_shuffler: bool = False
     payout_limit: int | None = None
     progressive_reset: int | None = None

@@ -50,6 +50,23 @@ class LetteredSlot:
 
 
 @dataclass(frozen=True, slots=True)
+class RowSlot:
+    """A pay-table slot the casino states by its rows, highest hand first: ``{rows: [...]}``.
+
+    ``hands``: the hand each row pays, in order. ``payout``: ``"to 1"`` (each
+    row the X of "X to 1", a whole number of at least 1), ``"meter"`` (each row
+    "X for 1" or "P% of meter", or 0 for a hand not paid: a progressive) or
+    ``"envy"`` (each row "$N" per $1 of the progressive wager, or 0: its Envy
+    Bonus, cents per $1 by hand, not a pay table). Parsed by
+    :func:`tablewatch.rules.paytables.rows.table_of_rows`.
+    """
+
+    hands: tuple[str, ...]
+    section: str
+    payout: str = "to 1"
+
+
+@dataclass(frozen=True, slots=True)
 class EnvyChoice:
     """An Envy Bonus table the casino chooses by letter: cents per $1 by qualifying hand."""
 
@@ -95,7 +112,8 @@ class Configuration:
 
     ``lettered``: slots filled by letter; ``required``: slots every table
     fills; ``casino_supplied``: slots whose pay table the casino writes (slot
-    -> section), ``casino_envy`` the slot of an Envy Bonus it writes.
+    -> section), ``casino_envy`` the slot of an Envy Bonus it writes;
+    ``rows``: slots the casino states by rows (:class:`RowSlot`).
     """
 
     lettered: Mapping[str, LetteredSlot]
@@ -106,6 +124,7 @@ class Configuration:
     casino_supplied: Mapping[str, str] = field(default_factory=dict)
     casino_envy: str | None = None
     payout_limit: PayoutLimitRule | None = None
+    rows: Mapping[str, RowSlot] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +216,18 @@ class MonteCarloEdge:
     compute: Callable[..., EdgeResult]
 
 
-WagerEdge = ExactEdge | MonteCarloEdge
+@dataclass(frozen=True, slots=True)
+class RowsEdge:
+    """A wager whose house edge is exact for a pay table stated by rows (the configuration's
+    slot ``slot``, of ``rows``): ``compute(game, table, progress)``, ``progress(phase, done,
+    total)`` or None."""
+
+    slot: str
+    rows: RowSlot
+    compute: Callable[[str, PayTable, Callable[[str, int, int], None] | None], EdgeResult]
+
+
+WagerEdge = ExactEdge | MonteCarloEdge | RowsEdge
 NO_DECISION_WAGERS: dict[str, str] = {}
 NO_EDGES: dict[str, WagerEdge] = {}
 

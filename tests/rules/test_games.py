@@ -14,12 +14,14 @@ Its name is ``three_card_poker`` and its bets are ``ante`` and
 controller's would (they go through the decoder here); what a
 configuration may name is what the registry holds, and that is where the
 toy is added. A game with bet names of its own would add them to the
-protocol's vocabulary first.
+protocol's vocabulary first. While registered, the toy stands in for the real
+Three Card Poker descriptor of that name, which is put back in its place after.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -59,7 +61,8 @@ from tests.scenarios import wire
 
 
 def test_the_games_are_registered_by_name() -> None:
-    assert games.names() == ("four_card_poker", "let_it_ride")
+    assert games.names()[:3] == ("four_card_poker", "let_it_ride", "three_card_poker")
+    assert games.rules_of("three_card_poker").title == "Three Card Poker"
     assert games.rules_of("let_it_ride").title == "Let It Ride"
     assert games.rules_of("four_card_poker").hand_cards == 5
 
@@ -69,10 +72,11 @@ def test_an_unknown_game_is_an_error_naming_it() -> None:
         games.rules_of("blackjack")
     with pytest.raises(ConfigError) as info:
         parse_config({"tables": {"BJ-1": {"game": "blackjack", "paytables": {}}}})
-    assert str(info.value) == (
+    assert str(info.value).startswith(
         "table BJ-1: game 'blackjack' is not one this service audits "
-        "(four_card_poker, let_it_ride: 58 Pa. Code ch. 641a, ch. 643a)"
+        "(four_card_poker, let_it_ride, three_card_poker"
     )
+    assert "58 Pa. Code ch. 641a, ch. 643a, ch. 649a" in str(info.value)
 
 
 def test_a_game_cannot_be_registered_twice() -> None:
@@ -202,13 +206,28 @@ tables:
 """
 
 
+@contextmanager
+def registered(rules: GameRules) -> Iterator[None]:
+    """``rules`` registered, standing in for the game of its name if there is one (that game
+    and those after it are registered again after, in their order)."""
+    kept = games.all_rules()
+    names = [r.name for r in kept]
+    later = kept[names.index(rules.name) :] if rules.name in names else ()
+    for rules_after in reversed(later):
+        games.unregister(rules_after.name)
+    games.register(rules)
+    try:
+        yield
+    finally:
+        games.unregister(rules.name)
+        for rules_after in later:
+            games.register(rules_after)
+
+
 @pytest.fixture
 def toy() -> Iterator[GameRules]:
-    games.register(TOY_RULES)
-    try:
+    with registered(TOY_RULES):
         yield TOY_RULES
-    finally:
-        games.unregister(TOY)
 
 
 def toy_table() -> TableScript:
@@ -331,12 +350,11 @@ def test_the_audit_command_audits_the_toy_game(toy: GameRules, tmp_path: Path) -
 
 
 def test_registering_adds_and_unregistering_removes_the_toy() -> None:
-    assert TOY not in games.names() and OVER_ANTE not in CHECKS
-    games.register(TOY_RULES)
-    try:
-        assert games.names()[-1] == TOY
+    before = games.names()
+    assert games.rules_of(TOY) is not TOY_RULES and OVER_ANTE not in CHECKS
+    with registered(TOY_RULES):
+        assert games.rules_of(TOY) is TOY_RULES
         assert CHECKS[OVER_ANTE].severity == "medium"
         assert wagers_of(TOY) == ()  # no house edge computed for it
-    finally:
-        games.unregister(TOY)
-    assert TOY not in games.names() and OVER_ANTE not in CHECKS
+    assert games.rules_of(TOY) is not TOY_RULES and OVER_ANTE not in CHECKS
+    assert games.names() == before

@@ -11,16 +11,20 @@ Pure computation: no file I/O.
 from __future__ import annotations
 
 from tablewatch.rules.edge.result import EdgeResult
-from tablewatch.rules.game_rules import ExactEdge, MonteCarloEdge, WagerEdge
+from tablewatch.rules.game_rules import ExactEdge, MonteCarloEdge, RowsEdge, WagerEdge
 from tablewatch.rules.games import all_rules, rules_of
+from tablewatch.rules.paytables.rows import table_of_rows
+from tablewatch.rules.paytables.table import PayTable
 
 __all__ = [
     "EdgeResult",
     "ExactEdge",
     "MonteCarloEdge",
+    "RowsEdge",
     "WagerEdge",
     "exact_edge",
     "games_with_edges",
+    "rows_table",
     "wager_edge",
     "wagers_of",
 ]
@@ -51,3 +55,19 @@ def exact_edge(game: str, wager: str, letter: str) -> EdgeResult:
     if not isinstance(spec, ExactEdge) or letter not in spec.tables:
         raise KeyError(letter)
     return spec.compute(game, letter)
+
+
+def rows_table(game: str, wager: str, text: str) -> PayTable:
+    """The pay table ``text`` ("40,30,6,3,1": rows, highest hand first) states for ``game``'s
+    ``wager`` priced by rows; ``ValueError`` naming the row and the reason."""
+    spec = wager_edge(game, wager)
+    if not isinstance(spec, RowsEdge):
+        raise KeyError(wager)
+    rows: list[object] = []
+    for item in text.split(","):
+        item = item.strip()
+        rows.append(int(item) if item.lstrip("-").isdigit() else item)
+    try:
+        return table_of_rows("--rows", spec.slot, spec.rows, {"rows": rows})
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("--rows.rows", "--rows")) from None

@@ -1,0 +1,110 @@
+"""Three Card Poker (58 Pa. Code ch. 649a): the game's descriptor.
+
+Three cards to each seat and three to the dealer, all face down; three-card
+ranks (straight flush, three of a kind, straight, flush, pair, high card).
+Ante and Play at 1 to 1 (the dealer qualifies with queen high), the Ante
+bonus, Pair Plus, the Six Card Bonus and the progressive with its Envy
+Bonus, each stated by rows in the configuration
+(:mod:`~tablewatch.rules.games.three_card_poker.paytables`). Settlement:
+:mod:`~tablewatch.rules.games.three_card_poker.settlement`; its own checks:
+PLAY_WAGER_OUT_OF_RANGE (a Play other than the Ante) and DECISION_MISSING.
+
+No text of ch. 649a was read: every section is cited by number only, from
+the chapter's usual structure (that of ch. 641a): .3 cards and decks, .5 the
+shuffler, .7 wagers and the lockout, .8-.10 dealing, .11 procedure and
+settlement, .12 payout odds, .13 irregularities.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from tablewatch.rules.checks import decision_missing
+from tablewatch.rules.game_rules import (
+    Configuration,
+    DecisionDeadline,
+    Exposure,
+    GameCheck,
+    GameRules,
+    ProgressiveReset,
+    RowsEdge,
+    Sections,
+    Wager,
+)
+from tablewatch.rules.games.three_card_poker import (
+    ante_play_edge,
+    paytables,
+    play_wager_check,
+    side_bet_edges,
+)
+from tablewatch.rules.games.three_card_poker.settlement import (
+    PROCEDURE_SECTION,
+    settle_three_card_poker,
+)
+
+NAME: Final = "three_card_poker"
+_ODDS: Final = paytables.SECTION
+_BY_DEALING: Final = {"manual_shoe": "§ 649a.8", "hand": "§ 649a.9", "automated_shoe": "§ 649a.10"}
+
+RULES: Final = GameRules(
+    name=NAME,
+    title="Three Card Poker",
+    chapter="ch. 649a",
+    wagers=(
+        Wager("ante", None, _ODDS, always=True),
+        Wager("play", None, _ODDS, placed=False),  # a decision
+        Wager("ante_bonus", "ante_bonus", _ODDS, placed=False),  # paid by the house
+        Wager("pair_plus", "pair_plus", _ODDS),
+        Wager("six_card_bonus", "six_card_bonus", _ODDS),
+        Wager("progressive", "progressive", _ODDS),
+    ),
+    hand_cards=3,
+    areas=(("dealer", 3, "the dealer"),),
+    exposure=Exposure("dealer", "a dealer card", face_up=0, revealed_by=("dealer", None)),
+    configuration=Configuration(
+        lettered={},
+        required=("ante_bonus",),
+        progressive_reset=ProgressiveReset("progressive", {}, _ODDS),
+        rows=paytables.ROWS,
+    ),
+    sections=Sections(
+        lockout="§ 649a.7",
+        one_deck="§ 649a.3",
+        deck_change="§ 649a.3",
+        shuffler_count="§ 649a.5",
+        wagers_offered="§ 649a.7",
+        settlement=PROCEDURE_SECTION,
+        envy=_ODDS,
+        round_end=PROCEDURE_SECTION,
+        void="§ 649a.13",
+        misdeal="§ 649a.13",
+        early_exposure="§ 649a.13",
+        face_up_in_deck="§ 649a.13",
+        shoe_fault="§ 649a.13",
+        progressive_count=_BY_DEALING,
+        stub_count=_BY_DEALING,
+        stub_cadence=_BY_DEALING,
+    ),
+    settle=settle_three_card_poker,
+    checks=(
+        GameCheck(play_wager_check.CODE, play_wager_check.check),
+        GameCheck(decision_missing.CODE, decision_missing.check),
+    ),
+    decision_wagers={"play": "play"},
+    decision_deadline=DecisionDeadline(
+        "ante",
+        ("play", "fold"),
+        ("dealer", None),
+        "the dealer's cards were turned",
+        PROCEDURE_SECTION,
+    ),
+    envy_wagers=("progressive",),
+    envy_unearned="the dealer's",
+    edges={
+        "ante": RowsEdge("ante_bonus", paytables.ANTE_BONUS, ante_play_edge.edge),
+        "pair_plus": RowsEdge("pair_plus", paytables.PAIR_PLUS, side_bet_edges.pair_plus_edge),
+        "six_card_bonus": RowsEdge(
+            "six_card_bonus", paytables.SIX_CARD_BONUS, side_bet_edges.six_card_bonus_edge
+        ),
+    },
+)
