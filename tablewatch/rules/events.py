@@ -99,6 +99,8 @@ Bet = Literal[
     # Ultimate Texas Hold 'Em ("ante", "play", "progressive" above)
     "blind",
     "trips",
+    # Three Card Poker ("ante", "play", "ante_bonus", "six_card_bonus", "progressive" above)
+    "pair_plus",
 ]
 Result = Literal["win", "lose", "push", "returned"]
 
