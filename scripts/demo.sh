@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on this machine: the live pipeline (Kafka, worker with embedded ClickHouse,
-# ingest endpoint) with a simulated floor of a dozen tables for about a minute.
+# ingest endpoint) with a simulated floor of 16 tables (the simulator's games in turn: four
+# of each of four games) for about a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -14,4 +15,4 @@ fi
 if [[ $started_kafka == 1 ]]; then
   trap 'deploy/kafka.sh stop' EXIT
 fi
-tablewatch live --alerts examples/alerts.yaml "$@"
+tablewatch live --tables 16 --alerts examples/alerts.yaml "$@"

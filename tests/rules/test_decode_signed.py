@@ -12,6 +12,7 @@ from tablewatch.rules.decode import EventRejected, decode_event, decode_lines, e
 from tablewatch.rules.events import EVENT_TYPES, AnyEvent, event_type
 from tablewatch.script import TableScript
 from tablewatch.sim.floor import Floor
+from tests.sim.floors import FIRST_TWO
 
 SIG = "q3Vz0M2Fh0yQe6gXjv9V1Wm2oP7kJxT4rL8sN5bC0aE"  # 43 characters, as an HMAC-SHA256
 
@@ -26,7 +27,7 @@ def one_of_each_type() -> list[AnyEvent]:
     script.void("shoe fault")
     script.deck_out("D-1", "scheduled change")
     first: dict[str, AnyEvent] = {}
-    floor = Floor(tables=4, rounds=60, seed=11, error_rate=0.1, jackpot_rate=0.2)
+    floor = Floor(4, 60, 11, error_rate=0.1, jackpot_rate=0.2, games=FIRST_TWO)
     events = [*floor.events(), *script.events]
     for event in events:
         first.setdefault(event_type(event), event)
