@@ -164,7 +164,8 @@ class Exposure:
 
     ``face_up``: how many of them the rules deal face up (the last ones);
     ``turned``: earlier reveals that each turn one card, by its position in
-    the target's cards (such a card seen after its reveal is no exposure).
+    the target's cards (such a card seen after its reveal is no exposure); a
+    reveal that turns several cards (a flop) is listed once for each.
     """
 
     target: str
@@ -257,7 +258,7 @@ class GameRules:
         wagers: tuple[Wager, ...],
         hand_cards: int,
         areas: tuple[Area, ...],
-        exposure: Exposure,
+        exposure: Exposure | tuple[Exposure, ...],
         configuration: Configuration,
         sections: Sections,
         settle: Callable[[RoundView, TableConfig], Settlement],
@@ -277,7 +278,10 @@ class GameRules:
         self.hand_cards = hand_cards  # cards a player's hand is dealt
         self.areas = areas  # areas dealt a fixed number of cards in every round with a wager
         self.wager_areas = wager_areas  # (bet, area): dealt only when that bet is wagered
-        self.exposure = exposure
+        # The areas dealt face down until their reveals: one, or several (a dealer and a
+        # community area); ``exposure`` is the first (the simulator exposes its cards).
+        self.exposures = exposure if isinstance(exposure, tuple) else (exposure,)
+        self.exposure = self.exposures[0]
         self.configuration = configuration
         self.sections = sections
         self.settle = settle

@@ -92,8 +92,13 @@ def _short_dealt(
 
 
 def _early_exposures(ctx: RoundContext, out: list[VoidCause]) -> None:
+    for rule in ctx.rules.exposures:
+        _early_exposure(ctx, out, rule)
+
+
+def _early_exposure(ctx: RoundContext, out: list[VoidCause], rule: Exposure) -> None:
+    """A card of one hidden area (``rule``) exposed or dealt face up before its reveal."""
     section = ctx.sections.early_exposure
-    rule = ctx.rules.exposure
     target, name, allowed_face_up = rule.target, rule.name, rule.face_up
     reveal = ctx.view.reveals.get(rule.revealed_by)
     for exposure in ctx.rnd.exposures:

@@ -2,7 +2,8 @@
 
 The protocol (``docs/protocol.md``, "What `paid` holds"):
 
-- "X to 1": the stake stays with the player; ``paid`` = X × stake.
+- "X to 1": the stake stays with the player; ``paid`` = X × stake ("X to Y",
+  e.g. 3 to 2: X × stake / Y, rounded down to the cent).
 - "X for 1": the stake is kept by the house; ``paid`` = X × stake.
 - "$N" (Five Card Bonus): per $1 wagered, stated "for 1"; ``paid`` = N × stake.
 - "P% of meter": ``paid`` = P% of the meter at the moment of payment.
@@ -26,6 +27,7 @@ class OddsKind(Enum):
 class Odds:
     kind: OddsKind
     value: int  # X of "X to/for 1", N of "$N", P of "P% of meter"
+    per: int = 1  # Y of "X to Y" (2 for "3 to 2"); 1 for every other kind
 
     def paid(self, stake: int, meter: int | None = None) -> int | None:
         """Cents handed to the player on a win; ``None`` if the meter is unknown."""
@@ -33,6 +35,8 @@ class Odds:
             if meter is None:
                 return None
             return meter * self.value // 100
+        if self.per != 1:
+            return self.value * stake // self.per
         return self.value * stake
 
     @property
@@ -44,11 +48,20 @@ class Odds:
             return f"${self.value:,}"
         if self.kind is OddsKind.METER:
             return f"{self.value}% of meter"
+        if self.per != 1:
+            return f"{self.value:,} to {self.per:,}"
         return f"{self.value:,} {self.kind.value}"
 
 
 def to_one(x: int) -> Odds:
     return Odds(OddsKind.TO_ONE, x)
+
+
+def to(x: int, y: int) -> Odds:
+    """ "X to Y" (the stake stays with the player)."""
+    if x < 1 or y < 1:
+        raise ValueError(f"odds of {x} to {y}: both sides must be at least 1")
+    return Odds(OddsKind.TO_ONE, x, y)
 
 
 def for_one(x: int) -> Odds:
