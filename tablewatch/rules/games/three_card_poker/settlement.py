@@ -4,7 +4,8 @@
   wins 1 to 1 and the Play pushes. Qualified: the higher three-card hand wins
   Ante and Play 1 to 1, the lower loses them; a tie pushes both.
 - A seat that folds, or makes no decision before the dealer's reveal
-  (DECISION_MISSING), loses the Ante and the Pair Plus.
+  (DECISION_MISSING), loses the Ante and the Pair Plus; a Play made after
+  the reveal is handed back (``returned``).
 - The Ante bonus (straight or better, by the table's rows) is paid on the
   Ante to a seat that played, whatever the dealer holds.
 - Pair Plus pays on the seat's own three cards, whatever the dealer holds.
@@ -36,7 +37,11 @@ from tablewatch.rules.settlement.expected import (
 )
 from tablewatch.rules.table_config import TableConfig
 
-PROCEDURE_SECTION: Final = "§ 649a.11"  # play, fold and settlement: by structure, not read
+PROCEDURE_SECTION: Final = "§ 649a.11"
+DEALER_REVEAL: Final = (
+    "dealer",
+    None,
+)  # the reveal that ends the decisions  # play, fold and settlement: by structure, not read
 # Queen high: the lowest such hand is Q-3-2 of mixed suits.
 QUALIFYING: Final = strength3([CARDS_BY_TEXT[c] for c in ("Qc", "3d", "2h")])
 
@@ -80,7 +85,9 @@ def _settle_seat(
     six: tuple[str, ...] | None,
 ) -> None:
     ante = view.amount(seat, "ante")
-    play = play_amount(view, seat)
+    play, late = play_amount(view, seat)
+    if late:  # made after the dealer's cards were turned: handed back, the seat as folded
+        out.add(Expected(seat, "play", "returned", late, PROCEDURE_SECTION))
     folded = ante > 0 and play == 0
     pair_plus = view.amount(seat, "pair_plus")
     if folded:
@@ -131,14 +138,18 @@ def _ante_and_play(
             out.add(Expected(seat, bet, result, stake, PROCEDURE_SECTION, odds=odds))
 
 
-def play_amount(view: RoundView, seat: int) -> int:
-    """The Play wager of the seat's first play-or-fold decision (0: a fold, or no decision)."""
+def play_amount(view: RoundView, seat: int) -> tuple[int, int]:
+    """The Play wager of the seat's first play-or-fold decision before the dealer's reveal (0:
+    a fold, or none: DECISION_MISSING), and that of a Play made after it (0: none)."""
+    reveal = view.reveals.get(DEALER_REVEAL)
     for decision in view.decisions.get(seat, []):
-        if decision.action == "play":
-            return decision.amount or 0
-        if decision.action == "fold":
-            return 0
-    return 0
+        if decision.action not in ("play", "fold"):
+            continue
+        amount = (decision.amount or 0) if decision.action == "play" else 0
+        if reveal is not None and decision.seq > reveal.seq:
+            return 0, amount
+        return amount, 0
+    return 0, 0
 
 
 def _envy(
