@@ -51,11 +51,11 @@ def test_simulate_sign(tmp_path: Path) -> None:
     signed = simulated(tmp_path, "signed", "--sign")
     assert not (plain / "keys.env").exists()
     keys = env_file(signed / "keys.env")
-    assert list(keys) == ["TABLEWATCH_KEY_LIR_01", "TABLEWATCH_KEY_FCP_02", "TABLEWATCH_KEY_LIR_03"]
+    assert list(keys) == ["TABLEWATCH_KEY_FCP_01", "TABLEWATCH_KEY_LIR_02", "TABLEWATCH_KEY_TCP_03"]
     assert stat.S_IMODE((signed / "keys.env").stat().st_mode) == 0o600
     config = yaml.safe_load((signed / "tables.yaml").read_text())
-    assert config["tables"]["FCP-02"]["signing"] == "required"
-    assert config["tables"]["FCP-02"]["keys"] == {"sim-1": "TABLEWATCH_KEY_FCP_02"}
+    assert config["tables"]["TCP-03"]["signing"] == "required"
+    assert config["tables"]["TCP-03"]["keys"] == {"sim-1": "TABLEWATCH_KEY_TCP_03"}
     assert (signed / "truth.jsonl").read_bytes() == (plain / "truth.jsonl").read_bytes()
 
     lines = (signed / "events.jsonl").read_bytes().splitlines()
@@ -85,15 +85,15 @@ def test_simulate_sign(tmp_path: Path) -> None:
 
 
 def test_simulate_sign_follow_needs_the_keys_in_the_environment() -> None:
-    env = {f"TABLEWATCH_KEY_{t}": "" for t in ("LIR_01", "FCP_02", "LIR_03")}
+    env = {f"TABLEWATCH_KEY_{t}": "" for t in ("FCP_01", "LIR_02", "TCP_03")}
     args = ["--tables", "3", "--rounds", "1", "--follow", "--speed", "1000", "--sign"]
     result = CliRunner().invoke(simulate, args, env=env)
     assert result.exit_code == 2
-    assert "not set: TABLEWATCH_KEY_LIR_01, TABLEWATCH_KEY_FCP_02, TABLEWATCH_KEY_LIR_03" in (
+    assert "not set: TABLEWATCH_KEY_FCP_01, TABLEWATCH_KEY_LIR_02, TABLEWATCH_KEY_TCP_03" in (
         result.output
     )
-    env["TABLEWATCH_KEY_LIR_01"] = env["TABLEWATCH_KEY_FCP_02"] = KEY_TEXT
-    env["TABLEWATCH_KEY_LIR_03"] = KEY_TEXT
+    env["TABLEWATCH_KEY_FCP_01"] = env["TABLEWATCH_KEY_LIR_02"] = KEY_TEXT
+    env["TABLEWATCH_KEY_TCP_03"] = KEY_TEXT
     result = CliRunner().invoke(simulate, args, env=env)
     assert result.exit_code == 0, result.output
     assert all(b'"kid":"sim-1","sig":"' in line for line in result.stdout_bytes.splitlines())

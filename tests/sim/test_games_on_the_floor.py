@@ -9,6 +9,7 @@ the floor it was before the others joined, byte for byte.
 from __future__ import annotations
 
 import gzip
+import json
 import random
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from tablewatch.commands.audit import audit
 from tablewatch.commands.simulate import simulate
 from tablewatch.rules.cards import parse_cards
 from tablewatch.rules.checks.catalog import PROTOCOL_CHECKS
@@ -114,6 +116,41 @@ def test_a_floor_of_the_game_is_audited_with_recall_and_precision_one(game: str)
         assert want - got == Counter(), "injected errors not found"
         codes |= {key[2] for key in want}
     assert codes == EXPECTED_CODES[game]
+
+
+def test_tablewatch_audit_of_a_four_game_floor_finds_its_truth(tmp_path: Path) -> None:
+    """The files ``simulate --out`` writes, judged by ``tablewatch audit``: every line of
+    truth.jsonl is found (on its seat and bet where it names them), nothing else."""
+    made = CliRunner().invoke(
+        simulate,
+        [
+            *("--tables", "16", "--rounds", "1600", "--seed", "3"),
+            *("--error-rate", "0.2", "--jackpot-rate", "0.05", "--out", str(tmp_path)),
+        ],
+    )
+    assert made.exit_code == 0, made.output
+    judged = CliRunner().invoke(
+        audit,
+        [
+            str(tmp_path / "events.jsonl"),
+            *("--config", str(tmp_path / "tables.yaml"), "--format", "json", "--jobs", "1"),
+        ],
+    )
+    assert judged.exit_code == 1, judged.output
+    truth = [json.loads(line) for line in (tmp_path / "truth.jsonl").read_text().splitlines()]
+    named = {(t["table_id"], t["round_id"], t["check"]): t for t in truth}
+    found: Counter[tuple[object, ...]] = Counter()
+    for line in judged.stdout.splitlines():
+        f = json.loads(line)
+        t = named.get((f["table_id"], f["round_id"], f["check"]), {})
+        seat = f["seat"] if t.get("seat") else None
+        found[
+            (f["table_id"], f["round_id"], f["check"], seat, f["bet"] if t.get("bet") else None)
+        ] += 1
+    want = Counter((t["table_id"], t["round_id"], t["check"], t["seat"], t["bet"]) for t in truth)
+    assert found == want
+    assert {key[0][:3] for key in want} == {"FCP", "LIR", "TCP", "UTH"}
+    assert {key[2] for key in want} == set(PROTOCOL_CHECKS)
 
 
 def test_a_clean_floor_of_every_game_has_no_finding() -> None:
