@@ -43,6 +43,7 @@ def figures() -> tuple[Theoretical, ...]:
     """Every priced wager under every pay table (computed once per process)."""
     from tablewatch.rules.edge import (
         ExactEdge,
+        RowsEdge,
         exact_edge,
         games_with_edges,
         wager_edge,
@@ -53,6 +54,8 @@ def figures() -> tuple[Theoretical, ...]:
     for game in games_with_edges():
         for wager in wagers_of(game):
             spec = wager_edge(game, wager)
+            if isinstance(spec, RowsEdge):
+                continue  # priced by the rows a table states: no pay table to compute ahead
             if isinstance(spec, ExactEdge):
                 results = [exact_edge(game, wager, letter) for letter in spec.tables]
             else:
@@ -81,12 +84,14 @@ def figures() -> tuple[Theoretical, ...]:
 
 def expected_keys() -> set[tuple[str, str, str]]:
     """(game, wager, paytable) of every figure :func:`figures` gives, without computing them."""
-    from tablewatch.rules.edge import ExactEdge, games_with_edges, wager_edge, wagers_of
+    from tablewatch.rules.edge import ExactEdge, RowsEdge, games_with_edges, wager_edge, wagers_of
 
     keys: set[tuple[str, str, str]] = set()
     for game in games_with_edges():
         for wager in wagers_of(game):
             spec = wager_edge(game, wager)
+            if isinstance(spec, RowsEdge):
+                continue  # as in figures()
             letters = list(spec.tables) if isinstance(spec, ExactEdge) else [""]
             keys.update((game, wager, letter) for letter in letters)
     return keys

@@ -102,3 +102,11 @@ def test_the_command_refuses_rows_that_do_not_fit() -> None:
     result = runner.invoke(edge, ["four_card_poker", "aces_up", "--paytable", "A", "--rows", "1"])
     assert result.exit_code == 2
     assert "has no pay table stated by rows: leave out --rows" in result.stderr
+
+
+def test_the_store_computes_no_figure_ahead_for_a_table_stated_by_rows() -> None:
+    # the store's theoretical figures are per lettered pay table: a wager priced by the rows
+    # a table states has none to compute ahead (computing one would call it without rows)
+    from tablewatch.store.theoretical import expected_keys
+
+    assert not {key for key in expected_keys() if key[0] == GAME}
