@@ -13,7 +13,6 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 
 from tablewatch.rules.edge import (
     EdgeResult,
-    ExactEdge,
     MonteCarloEdge,
     RowsEdge,
     exact_edge,
@@ -45,7 +44,8 @@ _PERCENT_EXTRAS = {
     "letter",
     default=None,
     help="Pay table letter (main A/B, three_card_bonus and five_card_bonus A-F, "
-    "aces_up A-F); the Four Card Poker ante has none.",
+    "aces_up A-F, trips A-D; the Blind A/B for the ultimate_texas_holdem ante); "
+    "the Four Card Poker ante has none.",
 )
 @click.option(
     "--rows",
@@ -64,23 +64,23 @@ _PERCENT_EXTRAS = {
 @click.option(
     "--samples",
     type=click.IntRange(min=2),
-    default=four_card_poker_ante.DEFAULT_SAMPLES,
-    show_default=True,
-    help="Monte-Carlo only (four_card_poker ante): evaluation deals.",
+    default=None,
+    help="Monte-Carlo only: evaluation deals [default: the wager's own; the "
+    f"four_card_poker ante {four_card_poker_ante.DEFAULT_SAMPLES:,}].",
 )
 @click.option(
     "--train-samples",
     type=click.IntRange(min=1),
-    default=four_card_poker_ante.DEFAULT_TRAIN_SAMPLES,
-    show_default=True,
-    help="Monte-Carlo only: training deals the strategy is learned from.",
+    default=None,
+    help="Monte-Carlo only: training deals the strategy is learned from [default: the "
+    f"wager's own; the four_card_poker ante {four_card_poker_ante.DEFAULT_TRAIN_SAMPLES:,}].",
 )
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
-    default=four_card_poker_ante.DEFAULT_SEED,
-    show_default=True,
-    help="Monte-Carlo only: seed (training and evaluation use independent streams of it).",
+    default=None,
+    help="Monte-Carlo only: seed (training and evaluation use independent streams of it) "
+    f"[default: the wager's own; the four_card_poker ante {four_card_poker_ante.DEFAULT_SEED}].",
 )
 @click.option(
     "--granularity",
@@ -96,9 +96,9 @@ def edge(
     letter: str | None,
     rows: str | None,
     fmt: str,
-    samples: int,
-    train_samples: int,
-    seed: int,
+    samples: int | None,
+    train_samples: int | None,
+    seed: int | None,
     granularity: str,
 ) -> None:
     """House edge of WAGER at GAME (four_card_poker: ante, aces_up; let_it_ride: main,
@@ -122,14 +122,16 @@ def edge(
         with _progress(err) as progress:
             result = spec.compute(game, table, progress)
     elif isinstance(spec, MonteCarloEdge):
+        asked = {"samples": samples, "train_samples": train_samples, "seed": seed}
+        options: dict[str, object] = {k: v for k, v in asked.items() if v is not None}
+        if spec.tables is not None:
+            options["letter"] = letter
         with _progress(err) as progress:
             result = spec.compute(
                 game,
-                samples=samples,
-                train_samples=train_samples,
-                seed=seed,
                 granularity="coarse" if granularity == "coarse" else "fine",
                 progress=progress,
+                **options,
             )
     else:
         assert letter is not None
@@ -157,10 +159,11 @@ def _check(game: str, wager: str, letter: str | None, rows: str | None) -> str |
         return None
     if rows is not None:
         return f"{game} {wager} has no pay table stated by rows: leave out --rows"
-    if not isinstance(spec, ExactEdge):
+    if isinstance(spec, MonteCarloEdge) and spec.tables is None:
         if letter is not None:
             return f"{game} {wager} has no lettered pay table: leave out --paytable"
         return None
+    assert spec.tables is not None
     letters = ", ".join(spec.tables)
     if letter is None:
         return f"{game} {wager} needs --paytable (one of {letters})"

@@ -211,10 +211,13 @@ class ExactEdge:
 
 @dataclass(frozen=True, slots=True)
 class MonteCarloEdge:
-    """A wager whose house edge is a Monte-Carlo of a learned play:
-    ``compute(game, samples=, train_samples=, seed=, granularity=, progress=)``."""
+    """A wager whose house edge is a Monte-Carlo of a learned or stated play:
+    ``compute(game, samples=, train_samples=, seed=, granularity=, progress=)``, the first
+    three only when asked for (else its own defaults); with ``tables``, also ``letter=``,
+    the pay table of another wager settled with it, chosen by letter."""
 
     compute: Callable[..., EdgeResult]
+    tables: Mapping[str, PayTable] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -135,6 +135,6 @@ RULES: Final = GameRules(
     ),
     edges={
         "trips": ExactEdge(TRIPS, trips_edge.edge),
-        "ante": MonteCarloEdge(ante_edge.edge),
+        "ante": MonteCarloEdge(ante_edge.edge, BLIND),  # with the Blind's table, by letter
     },
 )
