@@ -19,7 +19,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import islice, repeat
 from operator import attrgetter
 
 import msgspec
@@ -32,7 +32,9 @@ from tablewatch.rules.events import (
     TS_REASON,
     AnyEvent,
     Event,
+    bet_problem,
     check_ts,
+    known_bets,
     timestamps_valid,
 )
 
@@ -196,11 +198,21 @@ def is_plain(raw: bytes | str) -> bool:
 
 
 def _problem(
-    event: AnyEvent, raw: bytes | str, ts: bool = True, strings: bool = True, keys: bool = True
+    event: AnyEvent,
+    raw: bytes | str,
+    ts: bool = True,
+    strings: bool = True,
+    keys: bool = True,
+    bets: bool = True,
 ) -> str | None:
     """What msgspec does not check about a decoded event, in msgspec's wording ("reason
-    - at `$.field`"), or None: its ``ts``, its free strings, keys given twice (each check
-    unless its flag is off: already known to pass)."""
+    - at `$.field`"), or None: its ``bet`` (a registered game's), its ``ts``, its free
+    strings, keys given twice (each check unless its flag is off: already known to pass)."""
+    bet = getattr(event, "bet", None) if bets else None
+    if bet is not None:
+        problem = bet_problem(bet)
+        if problem is not None:
+            return problem
     if ts:
         try:
             check_ts(event.ts)
@@ -210,6 +222,14 @@ def _problem(
     if problem is None and keys:
         problem = _duplicate_key(event, raw)
     return problem
+
+
+def _bets_known(events: Sequence[AnyEvent]) -> bool:
+    """Whether every bet ``events`` name is a registered game's: the set of them, built
+    in C (``getattr`` mapped over the events), against the registry's."""
+    named = set(map(getattr, events, repeat("bet"), repeat(None)))
+    named.discard(None)
+    return named <= known_bets()
 
 
 def _string_problem(event: AnyEvent) -> str | None:
@@ -386,6 +406,8 @@ def decode_whole_lines(text: bytes) -> list[AnyEvent] | None:
         return None
     if len(events) != lines or not timestamps_valid(list(map(_ts, events))):
         return None
+    if not _bets_known(events):
+        return None
     if not is_plain(text) and any(map(_string_problem, events)):
         return None
     return events
@@ -399,6 +421,7 @@ def _first_bad(
     it: its position and why. None, the usual answer, is found with no step per event:
 
     - the timestamps by :func:`~tablewatch.rules.events.timestamps_valid`;
+    - the bets, all at once against the registered games' (:func:`_bets_known`);
     - the free strings: when the lines are ASCII with no DEL and no backslash (so no
       escaped character either), every string in them is printable (msgspec refuses
       the other control characters unescaped in a string). Three scans of the joined
@@ -415,10 +438,12 @@ def _first_bad(
     run = events[start:] if start else events
     ts_ok = timestamps_valid(list(map(_ts, run)))
     strings_ok = plain or is_plain(b"".join(lines[run_start : run_start + count]))
-    if ts_ok and strings_ok:
+    bets_ok = _bets_known(run)
+    if ts_ok and strings_ok and bets_ok:
         return None
     for offset, event in enumerate(run):
-        problem = _problem(event, lines[run_start + offset], not ts_ok, not strings_ok, False)
+        line = lines[run_start + offset]
+        problem = _problem(event, line, not ts_ok, not strings_ok, False, not bets_ok)
         if problem is not None:
             return start + offset, problem
     return None

@@ -10,8 +10,9 @@ with a reason.
 
 from __future__ import annotations
 
+import importlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from operator import itemgetter
@@ -78,31 +79,56 @@ ExposedAt = Literal[
 ]
 # fmt: on
 
-Game = Literal["four_card_poker", "let_it_ride", "three_card_poker", "ultimate_texas_holdem"]
 Dealing = Literal["hand", "manual_shoe", "automated_shoe"]
-Bet = Literal[
-    # Four Card Poker
-    "ante",
-    "play",
-    "aces_up",
-    "progressive",
-    "ante_bonus",
-    # Let It Ride
-    "bet1",
-    "bet2",
-    "bet3",
-    "five_card_bonus",
-    "three_card_bonus",
-    "five_card_progressive",
-    "five_card_hand_bonus",
-    "six_card_bonus",
-    # Ultimate Texas Hold 'Em ("ante", "play", "progressive" above)
-    "blind",
-    "trips",
-    # Three Card Poker ("ante", "play", "ante_bonus", "six_card_bonus", "progressive" above)
-    "pair_plus",
-]
 Result = Literal["win", "lose", "push", "returned"]
+
+# The games and the bets an event may name are the registered games' (their
+# descriptors, rules/games): ``game`` and ``bet`` are strings, checked against
+# these by a set lookup (``bet`` a block of events at a time by the decoder, the
+# rare ``game`` of a table_open and ``bet`` of a decision by their structs).
+# rules/games sets them as it registers each game (set_vocabulary); the first
+# check imports it, so the registry is always complete when they are read.
+_GAMES: dict[str, None] = {}  # in registration order, for the messages
+_BETS: set[str] = set()
+_DECISION_BETS: dict[str, None] = {}  # the bets a decision may name (pull, ride)
+
+
+def set_vocabulary(games: Iterable[str], bets: Iterable[str], decision_bets: Iterable[str]) -> None:
+    """The registered games' names, every bet of theirs and the bets their decisions name."""
+    _GAMES.clear()
+    _GAMES.update(dict.fromkeys(games))
+    _BETS.clear()
+    _BETS.update(bets)
+    _DECISION_BETS.clear()
+    _DECISION_BETS.update(dict.fromkeys(decision_bets))
+
+
+def _registered() -> None:
+    if not _GAMES:
+        importlib.import_module("tablewatch.rules.games")  # registers them: set_vocabulary
+
+
+def known_games() -> tuple[str, ...]:
+    _registered()
+    return tuple(_GAMES)
+
+
+def _decision_bets() -> dict[str, None]:
+    _registered()
+    return _DECISION_BETS
+
+
+def known_bets() -> set[str]:
+    """Every bet of a registered game (the live set: read, never change it)."""
+    _registered()
+    return _BETS
+
+
+def bet_problem(bet: str) -> str | None:
+    """Why ``bet`` is refused (msgspec's wording, as for a closed set), or None."""
+    if bet in known_bets():
+        return None
+    return f"Invalid enum value {bet!r} - at `$.bet`"
 
 
 def ts_to_ms(ts: str) -> int:
@@ -260,8 +286,14 @@ class RoundEvent(Event, frozen=True, kw_only=True):
 
 
 class TableOpen(Event, tag="table_open", frozen=True, kw_only=True):
-    game: Game
+    game: str  # a registered game's name (known_games)
     config: Name
+
+    def __post_init__(self) -> None:
+        games = known_games()
+        if self.game not in games:
+            check_ts(self.ts)  # a bad ts is the reason given first, as for other events
+            raise ValueError(f"unknown game {self.game!r}: one of {', '.join(games)} - at `$.game`")
 
 
 class TableClose(Event, tag="table_close", frozen=True, kw_only=True):
@@ -307,13 +339,13 @@ class RoundStart(RoundEvent, tag="round_start", frozen=True, kw_only=True):
 
 class Wager(RoundEvent, tag="wager", frozen=True, kw_only=True):
     seat: Seat
-    bet: Bet
+    bet: str  # a registered game's bet: checked by the decoder (bet_problem)
     amount: PositiveCents
 
 
 class WagerRemoved(RoundEvent, tag="wager_removed", frozen=True, kw_only=True):
     seat: Seat
-    bet: Bet
+    bet: str  # as Wager's
 
 
 class Lockout(RoundEvent, tag="lockout", frozen=True, kw_only=True):
@@ -330,7 +362,7 @@ class CardDealt(RoundEvent, tag="card", frozen=True, kw_only=True):
 class Decision(RoundEvent, tag="decision", frozen=True, kw_only=True):
     seat: Seat
     action: Literal["play", "fold", "pull", "ride", "check"]
-    bet: Literal["bet1", "bet2"] | None = None
+    bet: str | None = None  # a bet a decision may name (a registered game's, pull and ride)
     amount: PositiveCents | None = None
 
     def __post_init__(self) -> None:
@@ -340,10 +372,13 @@ class Decision(RoundEvent, tag="decision", frozen=True, kw_only=True):
             raise ValueError(problem)
 
     def _problem(self) -> str | None:
+        if self.bet is not None and self.bet not in _decision_bets():
+            return f"Invalid enum value {self.bet!r} - at `$.bet`"
         if self.action == "play" and self.amount is None:
             return "a `play` decision needs `amount` - at `$.amount`"
         if self.action in ("pull", "ride") and self.bet is None:
-            return f"a `{self.action}` decision needs `bet` (bet1 or bet2) - at `$.bet`"
+            named = " or ".join(_decision_bets())
+            return f"a `{self.action}` decision needs `bet` ({named}) - at `$.bet`"
         if self.action != "play" and self.amount is not None:
             return f"a `{self.action}` decision takes no `amount` - at `$.amount`"
         if self.action in ("play", "fold", "check") and self.bet is not None:
@@ -377,7 +412,7 @@ class CardExposed(RoundEvent, tag="card_exposed", frozen=True, kw_only=True):
 
 class Settle(RoundEvent, tag="settle", frozen=True, kw_only=True):
     seat: Seat
-    bet: Bet
+    bet: str  # as Wager's
     result: Result
     paid: Cents
     paid_from: Literal["table_inventory", "cage"] | None = None

@@ -243,6 +243,7 @@ class GameRules:
     ``checks``: the game's own round checks, run on every round after the
     wagering and dealing checks. ``decision_wagers``: decision action -> the
     bet it places (a wager made by decision needs a settle line).
+    ``decision_bets``: the bets a decision names (its ``bet``: a pull or a ride).
     ``withdrawn(view, seat)``: the bets the seat withdrew by decision, bet ->
     the decision's event_id (they need no settle line). ``envy_wagers``: the
     wagers that receive Envy Bonuses, in the order their events are cited;
@@ -268,6 +269,7 @@ class GameRules:
         checks: tuple[GameCheck, ...] = (),
         wager_areas: tuple[tuple[str, Area], ...] = (),
         decision_wagers: Mapping[str, str] = NO_DECISION_WAGERS,
+        decision_bets: tuple[str, ...] = (),
         withdrawn: Callable[[RoundView, int], Mapping[str, str]] | None = None,
         envy_wagers: tuple[str, ...] = (),
         envy_unearned: str = "no",
@@ -275,8 +277,8 @@ class GameRules:
         decision_deadline: DecisionDeadline | None = None,
     ) -> None:
         self.name = name  # as the protocol and the configuration write it
-        self.title = title  # "Let It Ride"
-        self.chapter = chapter  # of 58 Pa. Code: "ch. 643a"
+        self.title = title  # as people write it, capitalised
+        self.chapter = chapter  # of 58 Pa. Code: "ch. N"
         self.wagers = wagers  # in the order of the layout
         self.hand_cards = hand_cards  # cards a player's hand is dealt
         self.areas = areas  # areas dealt a fixed number of cards in every round with a wager
@@ -290,6 +292,7 @@ class GameRules:
         self.settle = settle
         self.checks = checks
         self.decision_wagers = decision_wagers
+        self.decision_bets = decision_bets
         self.withdrawn = withdrawn
         self.envy_wagers = envy_wagers
         self.envy_unearned = envy_unearned

@@ -1,11 +1,14 @@
-"""The games this service audits: one descriptor module each, looked up by name.
+"""The games this service audits: one package each, looked up by name.
 
-Every module of this package that defines ``RULES`` (a
-:class:`~tablewatch.rules.game_rules.GameRules`) is a game, registered under
-``RULES.name`` when the package is first imported, in the order of the
-modules' names. Adding a game is adding its module here (with its pay tables
-in :mod:`tablewatch.rules.paytables`): nothing else names a game.
-:func:`register` adds one defined elsewhere (a test's).
+Every module or package of this package that defines ``RULES`` (a
+:class:`~tablewatch.rules.game_rules.GameRules`, in the package's
+``__init__.py``) is a game, registered under ``RULES.name`` when the package
+is first imported, in the order of their names. Adding a game is adding its
+package here, with its pay tables, settlement, edges and own checks as
+modules beside its descriptor: nothing else names a game. The protocol's
+vocabulary follows the registry: the games and bets an event may name
+(:func:`tablewatch.rules.events.set_vocabulary`). :func:`register` adds one
+defined elsewhere (a test's).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import importlib
 import pkgutil
 
 from tablewatch.rules.checks.catalog import CHECKS
+from tablewatch.rules.events import set_vocabulary
 from tablewatch.rules.game_rules import GameRules
 
 __all__ = ["GameRules", "UnknownGame", "all_rules", "names", "register", "rules_of", "unregister"]
@@ -64,6 +68,7 @@ def register(rules: GameRules) -> None:
         added.append(check.code)
     _GAMES[rules.name] = rules
     _ADDED_CODES[rules.name] = added
+    _vocabulary()
 
 
 def unregister(name: str) -> None:
@@ -72,6 +77,18 @@ def unregister(name: str) -> None:
     del _GAMES[name]
     for code in _ADDED_CODES.pop(name):
         del CHECKS[code]
+    _vocabulary()
+
+
+def _vocabulary() -> None:
+    """The names the protocol's events may hold are the registered games' (their names,
+    bets and decisions' bets): :func:`tablewatch.rules.events.set_vocabulary`."""
+    games = _GAMES.values()
+    set_vocabulary(
+        _GAMES,
+        [wager.bet for rules in games for wager in rules.wagers],
+        [bet for rules in games for bet in rules.decision_bets],
+    )
 
 
 def _discover() -> None:

@@ -40,7 +40,12 @@ from tablewatch.rules.games.let_it_ride import (
     three_card_bonus_paytable,
     unequal_bets_check,
 )
-from tablewatch.rules.games.let_it_ride.settlement import MAIN_BETS, pulled_bets, settle_let_it_ride
+from tablewatch.rules.games.let_it_ride.settlement import (
+    MAIN_BETS,
+    PULLABLE,
+    pulled_bets,
+    settle_let_it_ride,
+)
 from tablewatch.rules.paytables.casino_supplied import CASINO_SUPPLIED
 
 NAME: Final = "let_it_ride"
@@ -130,6 +135,7 @@ RULES: Final = GameRules(
         GameCheck(unequal_bets_check.CODE, unequal_bets_check.check),
         GameCheck(late_withdrawal_check.CODE, late_withdrawal_check.check),
     ),
+    decision_bets=PULLABLE,  # a pull or a ride names bet 1 or bet 2
     withdrawn=pulled_bets,  # bets 1 and 2 pulled back (§ 643a.11(b), (d))
     envy_wagers=("progressive", "five_card_progressive"),
     envy_unearned="no",
