@@ -110,3 +110,19 @@ def test_the_store_computes_no_figure_ahead_for_a_table_stated_by_rows() -> None
     from tablewatch.store.theoretical import expected_keys
 
     assert not {key for key in expected_keys() if key[0] == GAME}
+
+
+def test_the_long_enumerations_report_their_progress() -> None:
+    for wager, rows, total in (
+        ("ante", "5,4,1", 22_100),
+        ("six_card_bonus", "1,1,1,1,1,1,1", SIX_CARD_HANDS),
+    ):
+        seen: list[tuple[str, int, int]] = []
+        spec = wager_edge(GAME, wager)
+        assert isinstance(spec, RowsEdge)
+        spec.compute(
+            GAME, rows_table(GAME, wager, rows), lambda *step, seen=seen: seen.append(step)
+        )
+        assert len(seen) > 10
+        assert seen[-1][1:] == (total, total)
+        assert [done for _, done, _ in seen] == sorted(done for _, done, _ in seen)
