@@ -138,9 +138,9 @@ def test_monte_carlo_reproducible_with_its_error_bound() -> None:
     half = 1.96 * share(first.extras["std_dev"]) / math.sqrt(200_000)
     assert high - first.house_edge == pytest.approx(half)
     assert first.house_edge - low == pytest.approx(half)
-    # a strategy short of the optimal one: above its published 2.19% (Blind A), well within
-    # reach of it (the 10-million-deal run: 3.7%, docs/rules.md)
-    assert 0.0219 < first.house_edge < 0.06
+    # a strategy short of the optimal one: above its published 2.19% (Blind A); this run's
+    # interval holds the 10-million-deal figure of docs/rules.md (4.51%, seed 653)
+    assert 0.0219 < low < 0.0451 < high
     rates = ("fold_rate", "play_1x_rate", "play_2x_rate", "play_4x_rate")
     plays = sum(share(first.extras[k]) for k in rates)
     assert plays == pytest.approx(1.0)

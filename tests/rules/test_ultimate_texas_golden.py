@@ -17,12 +17,16 @@ Community Kh Qh 7h 7d 2s; the dealer 9c 4d: a pair of sevens (K Q 9 kickers), qu
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from tablewatch.cli import main
 from tablewatch.rules.config import ConfigError, parse_config
 from tablewatch.script import TableScript
 from tests.scenarios import audit, codes, rounds
@@ -214,7 +218,7 @@ def test_tie_pushes_ante_play_and_blind() -> None:
     seats = {5: golden_seats()[5]}
     assert found(seats) == []
     seats[5].paid["play"] = ("lose", 0)
-    assert [f[:3] for f in found(seats)] == [("WRONG_PAYOUT", 5, "play")]
+    assert found(seats) == [("WRONG_PAYOUT", 5, "play", 0, 0, "§ 653a.11")]
 
 
 def test_lower_hand_loses_ante_play_and_blind() -> None:
@@ -371,3 +375,39 @@ def test_blind_table_is_required_and_letters_checked() -> None:
     parsed = parse_config({"tables": {"U": {**table, "paytables": {"blind": "B", "trips": "D"}}}})
     assert parsed["U"].letter("blind") == "B"
     assert parsed["U"].letter("trips") == "D"
+
+
+# ---- the audit command ------------------------------------------------------------------
+
+SHIFT = Path(__file__).resolve().parent / "ultimate_texas_shift"
+
+
+def test_the_audit_command_judges_a_hand_written_round() -> None:
+    # Community Kh Qh 7h 7d 2s, the dealer 9c 4d (a pair of sevens, qualifies). Seat 3
+    # (Ah Ad, aces and sevens) plays 4x and wins; Blind A pays no two pair: it pushes, but
+    # was paid $10 (WRONG_PAYOUT). Seat 5 (9s 4s, the dealer's hand: a tie) checks, then
+    # plays 3x ($15) after the flop, where only 2x ($10) is allowed.
+    result = CliRunner().invoke(
+        main,
+        [
+            "audit",
+            str(SHIFT / "events.jsonl"),
+            "--config",
+            str(SHIFT / "tables.yaml"),
+            "--format",
+            "json",
+        ],
+    )
+    assert result.exit_code == 1, result.output  # findings
+    found = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [
+        (f["check"], f["regulation"], f["seat"], f["bet"], f["expected"], f["actual"])
+        for f in found
+    ] == [
+        ("PLAY_WAGER_OUT_OF_RANGE", "§ 653a.7", 5, "play", 1000, 1500),
+        ("WRONG_PAYOUT", "§ 653a.12(b)", 3, "blind", 0, 1000),
+    ]
+    assert found[0]["message"] == (
+        "Play wager of $15.00 after the flop, where a Play is 2x the Ante of $5.00 ($10.00)"
+    )
+    assert "36 events (0 duplicates ignored, 0 rejected), 1 rounds, 2 findings" in result.stderr

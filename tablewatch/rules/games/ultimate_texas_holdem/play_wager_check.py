@@ -65,7 +65,8 @@ def _wrong(ctx: RoundContext, decision: Decision, played: Decision | None) -> Fi
         return None
     else:
         shown = " or ".join(f"{m}x" for m in multiples)
-        reason = f"{street}: {shown} the Ante of {cents(ante)} ({' or '.join(map(cents, allowed))})"
+        amounts = " or ".join(map(cents, allowed))
+        reason = f"{street}, where a Play is {shown} the Ante of {cents(ante)} ({amounts})"
         expected = min(allowed, key=lambda a: abs(a - (decision.amount or 0)))
         ids = (decision.event_id,)
     return ctx.finding(

@@ -20,7 +20,9 @@
   counts are a misdeal (the round must be voided): nothing is priced.
 
 Sections of ch. 653a other than § 653a.12(a)-(c) were not read: the
-procedure (folds, the dealer's qualification) is cited ``§ 653a.11``.
+procedure (folds, the dealer's qualification, ties and losses) is cited
+``§ 653a.11``; a Blind pushed on a winning hand its table does not pay, the
+table's own last row ("Push"), § 653a.12(b).
 """
 
 from __future__ import annotations
@@ -128,10 +130,9 @@ def _against_dealer(
         elif blind:
             out.add(Expected(seat, "blind", "push", blind, BLIND_SECTION))
         return
-    result = "push" if hand == dealer else "lose"
-    section = ANTE_PLAY_SECTION if result == "push" else PROCEDURE_SECTION
-    out.add(Expected(seat, "play", result, play, section))
+    result = "push" if hand == dealer else "lose"  # § 653a.12 states only what a win pays
+    out.add(Expected(seat, "play", result, play, PROCEDURE_SECTION))
     if blind:
-        out.add(Expected(seat, "blind", result, blind, section))
+        out.add(Expected(seat, "blind", result, blind, PROCEDURE_SECTION))
     if ante:
         out.add(Expected(seat, "ante", result if qualified else "push", ante, PROCEDURE_SECTION))
