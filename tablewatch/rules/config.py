@@ -127,7 +127,8 @@ def parse_table(table_id: str, raw: Any) -> TableConfig:
             elif wager in by_rows:
                 paytables[wager] = _casino(table_of_rows, where, wager, by_rows[wager], choice)
             elif wager == allowed.casino_envy:
-                five_card_envy = _casino(casino_envy, where, choice)
+                section = allowed.casino_envy_section
+                five_card_envy = _casino(casino_envy, where, section, choice)
             elif wager in casino:
                 paytables[wager] = _casino(casino_pay_table, where, wager, casino[wager], choice)
             else:

@@ -112,7 +112,8 @@ class Configuration:
 
     ``lettered``: slots filled by letter; ``required``: slots every table
     fills; ``casino_supplied``: slots whose pay table the casino writes (slot
-    -> section), ``casino_envy`` the slot of an Envy Bonus it writes;
+    -> section), ``casino_envy`` the slot of an Envy Bonus it writes
+    (``casino_envy_section`` its section);
     ``rows``: slots the casino states by rows (:class:`RowSlot`).
     """
 
@@ -123,6 +124,7 @@ class Configuration:
     fixed_envy: FixedEnvy | None = None
     casino_supplied: Mapping[str, str] = field(default_factory=dict)
     casino_envy: str | None = None
+    casino_envy_section: str = ""
     payout_limit: PayoutLimitRule | None = None
     rows: Mapping[str, RowSlot] = field(default_factory=dict)
 

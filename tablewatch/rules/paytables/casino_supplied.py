@@ -1,11 +1,11 @@
 """Pay tables the regulation files here do not state, supplied in the configuration.
 
-The 2019 § 643a.11 adds the Five-Card Progressive (§ 643a.12(e)), Five Card
-Hand Bonus (§ 643a.12(f)) and Six Card Bonus (§ 643a.12(g)) wagers; their
-amounts are the casino's. Each is written as ``{hand: odds}`` with the
-5-card hand names of :mod:`tablewatch.rules.paytables.hand_names` and odds
-as "X to 1", "X for 1", "$N" or "P% of meter"; the Five-Card Envy Bonus as
-``{hand: "$N"}`` per $1 of the receiver's wager.
+A game's descriptor names the slots whose amounts are the casino's
+(``Configuration.casino_supplied``, slot -> section, and ``casino_envy``).
+Each is written as ``{hand: odds}`` with the 5-card hand names of
+:mod:`tablewatch.rules.paytables.hand_names` and odds as "X to 1", "X for
+1", "$N" or "P% of meter"; an Envy Bonus as ``{hand: "$N"}`` per $1 of the
+receiver's wager.
 """
 
 from __future__ import annotations
@@ -13,13 +13,6 @@ from __future__ import annotations
 from tablewatch.rules.paytables.hand_names import FIVE_CARD_HAND_KEYS
 from tablewatch.rules.paytables.odds import OddsKind, parse_odds
 from tablewatch.rules.paytables.table import PayTable
-
-CASINO_SUPPLIED: dict[str, str] = {
-    "five_card_progressive": "§ 643a.12(e)",
-    "five_card_hand_bonus": "§ 643a.12(f)",
-    "six_card_bonus": "§ 643a.12(g)",
-}
-FIVE_CARD_ENVY_SECTION = "§ 643a.12(e)(5)"
 
 
 def casino_pay_table(where: str, wager: str, section: str, rows: object) -> PayTable:
@@ -39,10 +32,11 @@ def casino_pay_table(where: str, wager: str, section: str, rows: object) -> PayT
     return PayTable(wager, "casino", f"{section} (casino-supplied)", parsed)
 
 
-def casino_envy(where: str, rows: object) -> dict[str, int]:
+def casino_envy(where: str, section: str, rows: object) -> dict[str, int]:
+    """The casino's Envy Bonus (its section ``section``), cents per $1 by hand, from ``rows``."""
     if not isinstance(rows, dict) or not rows:
         raise ValueError(
-            f"{where}: write the Five-Card Envy Bonus ({FIVE_CARD_ENVY_SECTION}) as a mapping "
+            f"{where}: write the Envy Bonus ({section}) as a mapping "
             f"of hand to dollars per $1 wagered, e.g. {{royal_flush: '$1,000'}}"
         )
     envy = {}

@@ -5,7 +5,7 @@ The protocol (``docs/protocol.md``, "What `paid` holds"):
 - "X to 1": the stake stays with the player; ``paid`` = X × stake ("X to Y",
   e.g. 3 to 2: X × stake / Y, rounded down to the cent).
 - "X for 1": the stake is kept by the house; ``paid`` = X × stake.
-- "$N" (Five Card Bonus): per $1 wagered, stated "for 1"; ``paid`` = N × stake.
+- "$N" (a bonus stated in dollars): per $1 wagered, "for 1"; ``paid`` = N × stake.
 - "P% of meter": ``paid`` = P% of the meter at the moment of payment.
 """
 

@@ -40,13 +40,16 @@ from tablewatch.rules.games.let_it_ride import (
     three_card_bonus_paytable,
     unequal_bets_check,
 )
+from tablewatch.rules.games.let_it_ride.casino_supplied_paytables import (
+    CASINO_SUPPLIED,
+    FIVE_CARD_ENVY_SECTION,
+)
 from tablewatch.rules.games.let_it_ride.settlement import (
     MAIN_BETS,
     PULLABLE,
     pulled_bets,
     settle_let_it_ride,
 )
-from tablewatch.rules.paytables.casino_supplied import CASINO_SUPPLIED
 
 NAME: Final = "let_it_ride"
 
@@ -93,6 +96,7 @@ RULES: Final = GameRules(
         fixed_envy=FixedEnvy("progressive", progressive_paytable.ENVY_PER_DOLLAR),
         casino_supplied=CASINO_SUPPLIED,
         casino_envy="five_card_envy",
+        casino_envy_section=FIVE_CARD_ENVY_SECTION,
         payout_limit=PayoutLimitRule(
             main_paytable.MIN_PAYOUT_LIMIT,
             main_paytable.PAYOUT_LIMIT_SECTION,

@@ -23,8 +23,8 @@ from typing import Final
 
 from tablewatch.rules.games.let_it_ride import main_paytable
 from tablewatch.rules.games.let_it_ride import progressive_paytable as progressive_tables
+from tablewatch.rules.games.let_it_ride.casino_supplied_paytables import FIVE_CARD_ENVY_SECTION
 from tablewatch.rules.hands import best5of6, strength3, strength5
-from tablewatch.rules.paytables.casino_supplied import FIVE_CARD_ENVY_SECTION
 from tablewatch.rules.paytables.hand_names import five_card_names, three_card_names
 from tablewatch.rules.paytables.odds import OddsKind
 from tablewatch.rules.paytables.table import PayTable
