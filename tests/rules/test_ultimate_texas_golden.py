@@ -111,11 +111,21 @@ def play_round(
     dealer: Sequence[str] = DEALER,
     before_reveal: Mapping[int, Sequence[tuple[str, str]]] | None = None,
     round_id: str = "R-1",
+    chips: int | None = None,
+    stub: int | None = None,
+    validated_by: str | None = "FL-9",
+    late_wager: tuple[int, str, int] | None = None,
+    unsettled: tuple[int, str] | None = None,
+    void: str | None = None,
+    late_play: tuple[int, int] | None = None,
 ) -> TableScript:
     """One round: wagers, the deal, each street's decisions and reveal, settles as given.
 
     ``before_reveal``: card exposures (target, card) made on a street (0: before the flop's
-    reveal, 1: before the turn and river's, 2: before the dealer's, 3: after it).
+    reveal, 1: before the turn and river's, 2: before the dealer's, 3: after it). The
+    others change one thing each: the progressive chips counted at the lockout, the stub
+    count, the floorperson of a progressive win, a wager after the lockout, a settle left
+    out, a void before the settles, a Play (seat, amount) after the dealer's reveal.
     """
     exposures = before_reveal or {}
     t = TableScript(TABLE)
@@ -128,13 +138,15 @@ def play_round(
         for bet, amount in spec.wagers.items():
             t.wager(seat, bet, amount)
             progressive += bet == "progressive"
-    t.lockout(accepted=progressive)
+    t.lockout(accepted=progressive, chips=chips)
+    if late_wager is not None:
+        t.wager(*late_wager)
     for i in range(2):
         for seat, spec in seats.items():
             t.card(f"seat:{seat}", spec.cards[i])
     t.cards("dealer", dealer)
     t.cards("community", community)
-    t.stub_count(52 - 2 * len(seats) - len(dealer) - len(community))
+    t.stub_count(52 - 2 * len(seats) - len(dealer) - len(community) if stub is None else stub)
     reveals = (("community", 1), ("community", 2), ("dealer", None))
     for street, (target, index) in enumerate(reveals):
         for to, card in exposures.get(street, ()):
@@ -146,11 +158,17 @@ def play_round(
         t.reveal(target, index)
     for to, card in exposures.get(len(reveals), ()):
         t.card_exposed(to, card)
+    if late_play is not None:
+        t.decision(late_play[0], "play", amount=late_play[1])
+    if void is not None:
+        t.void(void)
     for seat in reversed(list(seats)):
         for bet, (result, paid) in seats[seat].paid.items():
+            if (seat, bet) == unsettled:
+                continue
             extra: dict[str, Any] = {}
             if bet == "progressive" and result == "win":
-                extra = {"paid_from": "cage", "validated_by": "FL-9"}
+                extra = {"paid_from": "cage", "validated_by": validated_by}
             t.settle(seat, bet, result, paid, **extra)
     t.round_end()
     return t
@@ -331,6 +349,70 @@ def test_decision_missing_settled_as_a_fold() -> None:
 
 def test_checks_then_fold_is_no_decision_missing() -> None:
     assert found({4: golden_seats()[4]}) == []
+
+
+def test_a_play_after_the_dealers_reveal_is_handed_back() -> None:
+    seats = {4: golden_seats()[4]}
+    seats[4].decisions = [(PRE, "check", None), (FLOP, "check", None)]
+    seats[4].paid["play"] = ("returned", 0)
+    got = found(seats, late_play=(4, 1000))
+    assert got == [("DECISION_MISSING", 4, "ante", None, 1000, "§ 653a.11")]
+    seats[4].paid["play"] = ("win", 1000)  # three sevens beat the dealer, but too late
+    assert ("WRONG_PAYOUT", 4, "play", 0, 1000, "§ 653a.11") in found(seats, late_play=(4, 1000))
+
+
+# ---- the checks every game has, with this game's sections -------------------------------
+
+
+def returned(seats: Mapping[int, Seat]) -> dict[int, Seat]:
+    """``seats`` with every wager settled ``returned`` (a voided round)."""
+    for spec in seats.values():
+        played = ["play"] if any(action == "play" for _, action, _ in spec.decisions) else []
+        spec.paid = {bet: ("returned", 0) for bet in [*spec.wagers, *played]}
+    return dict(seats)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            {"late_wager": (3, "trips", 500)},  # and never settled
+            [
+                ("BET_AFTER_LOCKOUT", 3, "trips", "§ 653a.7"),
+                ("UNSETTLED_WAGER", 3, "trips", "§ 653a.11"),
+            ],
+        ),
+        ({"chips": 0}, [("PROGRESSIVE_COUNT_MISMATCH", None, None, "§ 653a.9")]),
+        ({"stub": 30}, [("STUB_COUNT_MISMATCH", None, None, "§ 653a.9")]),
+        ({"validated_by": None}, [("JACKPOT_NOT_VALIDATED", 2, "progressive", "§ 653a.12")]),
+        ({"unsettled": (1, "trips")}, [("UNSETTLED_WAGER", 1, "trips", "§ 653a.11")]),
+    ],
+)
+def test_common_checks_cite_this_games_sections(
+    change: dict[str, Any], expected: list[tuple[Any, ...]]
+) -> None:
+    got = [(f[0], f[1], f[2], f[5]) for f in found(golden_seats(), **change)]
+    assert got == expected
+
+
+def test_wager_not_offered_duplicate_card_and_void_not_returned() -> None:
+    no_trips = {"tables": {TABLE: {**CONFIG["tables"][TABLE], "paytables": {"blind": "A"}}}}
+    seats = {3: golden_seats()[3]}
+    seats[3].wagers["trips"] = 500
+    seats[3].paid["trips"] = ("lose", 0)
+    got = audit([play_round(seats)], no_trips)
+    assert [(f.check, f.bet, f.regulation) for f in got] == [
+        ("WAGER_NOT_OFFERED", "trips", "§ 653a.7")
+    ]
+    twice = codes(audit([play_round(golden_seats(), dealer=("9c", "Kh"))], CONFIG))
+    assert "DUPLICATE_CARD" in twice
+    voided = returned(golden_seats())
+    voided[1].paid["ante"] = ("lose", 0)
+    got = audit([play_round(voided, void="shoe fault")], CONFIG)
+    assert [(f.check, f.seat, f.bet, f.regulation) for f in got] == [
+        ("VOID_NOT_RETURNED", 1, "ante", "§ 653a.13")
+    ]
+    assert audit([play_round(returned(golden_seats()), void="shoe fault")], CONFIG) == []
 
 
 # ---- hidden cards: the dealer's and the community's ------------------------------------

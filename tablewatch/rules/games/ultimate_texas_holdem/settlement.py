@@ -10,7 +10,8 @@
   (§ 653a.12(b)). A tie pushes Ante, Play and Blind; a lower hand loses them
   (the Ante pushes instead when the dealer did not qualify).
 - A fold, or no Play before the dealer's reveal (DECISION_MISSING), loses
-  the Ante and the Blind; the Play is the first ``play`` decision's amount.
+  the Ante and the Blind; the Play is the first ``play`` decision's amount. A
+  Play made after the dealer's reveal is handed back (``returned``).
 - Trips pays by its pay table on the seat's hand whatever the dealer holds,
   also after a fold (§ 653a.12(c)); the progressive is settled on the same
   hand by the casino's rows (validated by a floorperson, a meter payout never
@@ -45,6 +46,7 @@ PROCEDURE_SECTION: Final = "§ 653a.11"  # folds and the dealer's qualification:
 SEAT_CARDS: Final = 2
 DEALER_CARDS: Final = 2
 COMMUNITY_CARDS: Final = 5
+DEALER_REVEAL: Final = ("dealer", None)
 
 
 def settle_ultimate_texas_holdem(view: RoundView, config: TableConfig) -> Settlement:
@@ -66,14 +68,18 @@ def settle_ultimate_texas_holdem(view: RoundView, config: TableConfig) -> Settle
     return out
 
 
-def play_amount(view: RoundView, seat: int) -> int:
-    """The Play the seat's first play-or-fold decision made (0: a fold, or no Play)."""
+def play_amount(view: RoundView, seat: int) -> tuple[int, int]:
+    """The Play of the seat's first play-or-fold decision before the dealer's reveal (0: a
+    fold, or none: DECISION_MISSING), and that of a Play made after it (0: none)."""
+    reveal = view.reveals.get(DEALER_REVEAL)
     for decision in view.decisions.get(seat, []):
-        if decision.action == "play":
-            return decision.amount or 0
-        if decision.action == "fold":
-            return 0
-    return 0
+        if decision.action not in ("play", "fold"):
+            continue  # a check: the next street decides
+        amount = (decision.amount or 0) if decision.action == "play" else 0
+        if reveal is not None and decision.seq > reveal.seq:
+            return 0, amount
+        return amount, 0
+    return 0, 0
 
 
 def _settle_seat(
@@ -87,7 +93,9 @@ def _settle_seat(
     names = five_card_names(hand)
     ante = view.amount(seat, "ante")
     blind = view.amount(seat, "blind")
-    play = play_amount(view, seat)
+    play, late = play_amount(view, seat)
+    if late:  # made after the dealer's cards were turned: handed back, the seat as folded
+        out.add(Expected(seat, "play", "returned", late, PROCEDURE_SECTION))
     if not play:
         for bet, stake in (("ante", ante), ("blind", blind)):
             if stake:
