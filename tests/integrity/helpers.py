@@ -18,6 +18,7 @@ from tablewatch.rules.config import TableConfig
 from tablewatch.rules.decode import encode_event
 from tablewatch.sim.floor import Floor
 from tests.processors.test_processor import feed
+from tests.sim.floors import FIRST_TWO
 
 Message = tuple[int, int, bytes]  # partition, offset, value
 PARTITIONS = 4
@@ -25,7 +26,7 @@ EVERY_100 = CheckpointPolicy(100, 5.0)
 
 
 def small_floor(tables: int = 4, rounds: int = 150, seed: int = 7) -> Floor:
-    return Floor(tables=tables, rounds=rounds, seed=seed, error_rate=0.15, jackpot_rate=0.05)
+    return Floor(tables, rounds, seed, error_rate=0.15, jackpot_rate=0.05, games=FIRST_TWO)
 
 
 def kafka_log(events: Iterable[bytes], table_of: Iterable[str]) -> list[Message]:

@@ -24,6 +24,7 @@ from tablewatch.sim.floor import Floor
 from tablewatch.store.client import connect, open_store
 from tablewatch.store.migrate import migrate
 from tablewatch.store.rows import EVENT_COLUMNS, event_row
+from tests.sim.floors import FIRST_TWO
 
 
 @pytest.fixture
@@ -36,7 +37,7 @@ def client(tmp_path: Path) -> Iterator[Client]:
 def test_a_store_replay_writes_as_it_reads_and_finds_what_the_file_audit_finds(
     client: Client,
 ) -> None:
-    floor = Floor(tables=3, rounds=40, seed=11, error_rate=0.3)
+    floor = Floor(tables=3, rounds=40, seed=11, error_rate=0.3, games=FIRST_TWO)
     events = list(floor.events())
     # the rows as the worker chains them: each table's positions in arrival order; the
     # first table's events stored before the chain existed (position 0), by seq
