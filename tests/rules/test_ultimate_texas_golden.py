@@ -28,6 +28,8 @@ from click.testing import CliRunner
 
 from tablewatch.cli import main
 from tablewatch.rules.config import ConfigError, parse_config
+from tablewatch.rules.games.ultimate_texas_holdem.paytables import BLIND, TRIPS
+from tablewatch.rules.paytables.odds import to
 from tablewatch.script import TableScript
 from tests.scenarios import audit, codes, rounds
 
@@ -493,3 +495,35 @@ def test_the_audit_command_judges_a_hand_written_round() -> None:
         "Play wager of $15.00 after the flop, where a Play is 2x the Ante of $5.00 ($10.00)"
     )
     assert "36 events (0 duplicates ignored, 0 rejected), 1 rounds, 2 findings" in result.stderr
+
+
+# ---- the pay tables as § 653a.12(b), (c) print them -------------------------------------
+
+
+def test_pay_tables_transcribed_from_the_regulation() -> None:
+    def rows(table: Any) -> dict[str, str]:
+        return {hand: str(odds) for hand, odds in table.rows.items()}
+
+    blind_a = {"royal_flush": "500 to 1", "straight_flush": "50 to 1",
+               "four_of_a_kind": "10 to 1", "full_house": "3 to 1", "flush": "3 to 2",
+               "straight": "1 to 1"}  # fmt: skip
+    assert rows(BLIND["A"]) == blind_a
+    assert rows(BLIND["B"]) == {k: v for k, v in blind_a.items() if k != "straight"}
+    hands = ["royal_flush", "straight_flush", "four_of_a_kind", "full_house", "flush",
+             "straight", "three_of_a_kind"]  # fmt: skip
+    printed = {
+        "A": [50, 40, 30, 9, 7, 4, 3],
+        "B": [50, 40, 30, 8, 6, 5, 3],
+        "C": [50, 40, 30, 8, 7, 4, 3],
+        "D": [50, 40, 20, 7, 6, 5, 3],
+    }
+    assert sorted(TRIPS) == sorted(printed)
+    for letter, column in printed.items():
+        assert rows(TRIPS[letter]) == {h: f"{x} to 1" for h, x in zip(hands, column, strict=True)}
+
+
+def test_three_to_two_rounds_down_to_the_cent() -> None:
+    assert to(3, 2).paid(1000) == 1500
+    assert to(3, 2).paid(2501) == 3751  # 3,751.5 cents: the half cent is not paid
+    with pytest.raises(ValueError, match="at least 1"):
+        to(3, 0)
