@@ -12,10 +12,18 @@ from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
 from tablewatch.store.table_directory import directory_rows, write_directory
 from tablewatch.store.writer import StoreWriter
+from tests.sim.floors import FIRST_TWO
 from tests.store.conftest import dsn_of
 from tests.store.helpers import JUDGED_AT, Audited, audit_floor
 
-FLOOR = {"tables": 4, "rounds": 240, "seed": 7, "error_rate": 0.25, "jackpot_rate": 0.1}
+FLOOR = {
+    "tables": 4,
+    "rounds": 240,
+    "seed": 7,
+    "error_rate": 0.25,
+    "jackpot_rate": 0.1,
+    "games": FIRST_TWO,  # the tests' table ids and counts are those of the first two games
+}
 
 
 @dataclass(frozen=True)
