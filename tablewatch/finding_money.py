@@ -124,6 +124,7 @@ MONEY_OF: Final[dict[str, Shown]] = {
     "BET_AFTER_LOCKOUT": _one("placed after the lockout"),  # a removal: no amount
     "LATE_WITHDRAWAL": _one("pulled late"),
     "PLAY_WAGER_OUT_OF_RANGE": _within_bounds,
+    "DECISION_MISSING": _one("stake with no decision"),
     "UNEQUAL_BETS": _lowest_and_highest,
     "WAGER_NOT_OFFERED": _one("wagered"),
     # no money: the count, the cards, the deck, the record

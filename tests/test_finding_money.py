@@ -61,6 +61,8 @@ from tests.rules.test_checks import (
     _stub,
 )
 from tests.rules.test_own_checks import _side_bet
+from tests.rules.test_three_card_poker import CONFIG as TCP_CONFIG
+from tests.rules.test_three_card_poker import golden_round as tcp_round
 from tests.scenarios import CONFIG, lir_deal, lir_round, lir_table
 from tests.store.helpers import JUDGED_AT, audit_events
 
@@ -161,6 +163,11 @@ def _reused() -> TableScript:
     return t
 
 
+def _undecided() -> TableScript:
+    """Three Card Poker's golden round, seat 3 neither playing nor folding its $10 Ante."""
+    return tcp_round(decisions=((1, "play", 1_000), (2, "play", 1_000), (5, "play", 1_000)))
+
+
 def _dead_letter() -> TableScript:
     """A clean round; the worker then could not decode a message of the table."""
     t = lir_table()
@@ -198,6 +205,7 @@ CASES = [
         "owed $10.00, paid $0.00: underpaid by $10.00",
     ),
     Case("PLAY_WAGER_OUT_OF_RANGE", lambda: _fcp_play(4000), "wagered $40.00, most allowed $30.00"),
+    Case("DECISION_MISSING", _undecided, "stake with no decision $10.00"),  # seat 3's Ante
     Case("UNEQUAL_BETS", _unequal, "lowest bet $25.00, highest bet $30.00"),
     Case("LATE_WITHDRAWAL", lambda: _pull(late=True), "pulled late $25.00"),
     Case("UNSETTLED_WAGER", lambda: _settles(2), "paid in all $50.00"),  # bet3 paid $25 twice
@@ -247,7 +255,9 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Judged:
         script = case.round()
         table_id = table_of(case)
         if case.check != "TABLE_NOT_CONFIGURED":
-            tables[table_id] = deepcopy(CONFIG["tables"][script.table_id])
+            tables[table_id] = deepcopy(
+                {**CONFIG["tables"], **TCP_CONFIG["tables"]}[script.table_id]
+            )
         events += _relabel(script.events, table_id)
     document = {"tables": tables}
     configs = parse_config(document)
