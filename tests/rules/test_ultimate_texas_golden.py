@@ -151,15 +151,15 @@ def play_round(
     t.stub_count(52 - 2 * len(seats) - len(dealer) - len(community) if stub is None else stub)
     reveals = (("community", 1), ("community", 2), ("dealer", None))
     for street, (target, index) in enumerate(reveals):
-        for to, card in exposures.get(street, ()):
-            t.card_exposed(to, card)
+        for area, card in exposures.get(street, ()):
+            t.card_exposed(area, card)
         for seat, spec in seats.items():
             for when, action, chips in spec.decisions:
                 if when == street:
                     t.decision(seat, action, amount=chips)
         t.reveal(target, index)
-    for to, card in exposures.get(len(reveals), ()):
-        t.card_exposed(to, card)
+    for area, card in exposures.get(len(reveals), ()):
+        t.card_exposed(area, card)
     if late_play is not None:
         t.decision(late_play[0], "play", amount=late_play[1])
     if void is not None:
