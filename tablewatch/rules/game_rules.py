@@ -188,6 +188,18 @@ class GameCheck:
 
 
 @dataclass(frozen=True, slots=True)
+class HouseBonus:
+    """A bonus the house pays on another wager's stake when the hand qualifies, with no
+    wager of its own: settled on a line of its own only when won, so a winning line missing
+    at the round's end is an unpaid one (WRONG_PAYOUT). ``title`` and ``on`` name it and
+    that wager in the finding ("an Ante bonus of $20.00 (2 to 1 on the $10.00 Ante)")."""
+
+    bet: str
+    title: str  # with its article: "an Ante bonus"
+    on: str  # the wager whose stake it pays on: "Ante"
+
+
+@dataclass(frozen=True, slots=True)
 class DecisionDeadline:
     """When a seat's decision is due (DECISION_MISSING, ``checks/decision_missing.py``).
 
@@ -252,7 +264,8 @@ class GameRules:
     ``envy_unearned``: whose hand, besides the player's own, earns none (in
     ENVY_BONUS_WRONG's message). ``edges``: the wagers ``tablewatch edge``
     prices, by name. ``decision_deadline``: the decision a seat owes before a
-    reveal (DECISION_MISSING), if any.
+    reveal (DECISION_MISSING), if any. ``house_bonuses``: the bonuses the house pays
+    with no wager of their own (:class:`HouseBonus`).
     """
 
     def __init__(
@@ -277,6 +290,7 @@ class GameRules:
         envy_unearned: str = "no",
         edges: Mapping[str, WagerEdge] = NO_EDGES,
         decision_deadline: DecisionDeadline | None = None,
+        house_bonuses: tuple[HouseBonus, ...] = (),
     ) -> None:
         self.name = name  # as the protocol and the configuration write it
         self.title = title  # as people write it, capitalised
@@ -300,6 +314,8 @@ class GameRules:
         self.envy_unearned = envy_unearned
         self.edges = edges
         self.decision_deadline = decision_deadline  # DECISION_MISSING's, if the game has one
+        self.house_bonuses = house_bonuses
+        self.house_bonus_of: dict[str, HouseBonus] = {b.bet: b for b in house_bonuses}
         # Derived once: read by the checks of every round.
         self.always_offered = frozenset(w.bet for w in wagers if w.always)
         self.never_wagered = frozenset(w.bet for w in wagers if not w.placed)

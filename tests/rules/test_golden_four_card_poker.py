@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+import pytest
 
+from tablewatch.rules import games
 from tablewatch.rules.events import Settle
+from tablewatch.rules.game_rules import HouseBonus
 from tablewatch.script import TableScript
 from tests.scenarios import audit, codes, fcp_deal, fcp_table, rounds
 
@@ -106,6 +109,26 @@ def test_ante_bonus_due_and_not_paid() -> None:
     assert [(f.check, f.seat, f.bet, f.expected, f.actual) for f in found] == [
         ("WRONG_PAYOUT", 2, "ante_bonus", 2_000, 0)
     ]
+
+
+def test_a_house_bonus_is_found_and_named_by_the_games_descriptor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """WRONG_PAYOUT knows an unpaid bonus only through the descriptor's ``house_bonuses``."""
+    unpaid = golden_round(skip=(2, "ante_bonus"))
+    assert [f.message for f in audit([unpaid])] == [
+        "seat 2 holds three of a kind: an Ante bonus of $20.00 (2 to 1 on the $10.00 Ante) "
+        "was due and not paid"
+    ]
+    rules = games.rules_of("four_card_poker")
+    renamed = HouseBonus("ante_bonus", "a house bonus", "Ante stake")
+    monkeypatch.setattr(rules, "house_bonus_of", {"ante_bonus": renamed})
+    assert [f.message for f in audit([unpaid])] == [
+        "seat 2 holds three of a kind: a house bonus of $20.00 (2 to 1 on the $10.00 Ante "
+        "stake) was due and not paid"
+    ]
+    monkeypatch.setattr(rules, "house_bonus_of", {})
+    assert audit([unpaid]) == []  # a line of no house bonus is not looked for
 
 
 def test_aces_up_underpaid() -> None:

@@ -1,7 +1,8 @@
 """WRONG_PAYOUT: a wager settled for other than the rules and the table's pay tables require.
 
 Covers under- and over-payment, a winner collected, a loser paid, a pulled or
-removed bet paid, an Ante bonus due and not paid, and a payout limit per hand
+removed bet paid, a house bonus due and not paid (the game's ``house_bonuses``), and
+a payout limit per hand
 ignored (one finding for the bets the game's ``PayoutLimitRule`` caps
 together, on its ``bet``).
 The section cited is the rule that prices the wager.
@@ -15,13 +16,15 @@ from tablewatch.rules.checks.context import RoundContext, cents
 from tablewatch.rules.checks.settled_lines import first_settles, meter_at_payment
 from tablewatch.rules.events import Settle
 from tablewatch.rules.findings import Finding
+from tablewatch.rules.game_rules import HouseBonus
 from tablewatch.rules.settlement import Expected, PayoutLimit
 
 CODE: Final = "WRONG_PAYOUT"
+NO_BONUSES: Final[dict[str, HouseBonus]] = {}
 
 
 def check(ctx: RoundContext, *, complete: bool = True) -> list[Finding]:
-    """``complete``: the round ended, so a missing Ante bonus line is an unpaid one."""
+    """``complete``: the round ended, so a missing house bonus line is an unpaid one."""
     lines = ctx.settlement.lines
     limits = ctx.settlement.limits
     settled = first_settles(ctx)
@@ -40,17 +43,20 @@ def check(ctx: RoundContext, *, complete: bool = True) -> list[Finding]:
             owed = expected.paid(meter_at_payment(ctx, settle))  # None: meter unknown
             if settle.result != expected.result or settle.paid != owed:
                 out.append(_wrong(ctx, expected, settle, owed))
-    for key, expected in lines.items() if complete and ctx.settlement.ante_bonus else ():
-        if key not in settled and expected.bet == "ante_bonus" and expected.result == "win":
+    bonuses = ctx.rules.house_bonus_of if complete else NO_BONUSES
+    for key, expected in lines.items() if bonuses else ():
+        bonus = bonuses.get(expected.bet)
+        if bonus is not None and expected.result == "win" and key not in settled:
             owed = expected.paid(None)
             out.append(
                 ctx.finding(
                     CODE,
                     expected.section,
-                    f"seat {expected.seat} holds {_hand(expected)}: an Ante bonus of {cents(owed)} "
-                    f"({expected.odds} on the {cents(expected.stake)} Ante) was due and not paid",
+                    f"seat {expected.seat} holds {_hand(expected)}: {bonus.title} of {cents(owed)} "
+                    f"({expected.odds} on the {cents(expected.stake)} {bonus.on}) was due and not "
+                    "paid",
                     seat=expected.seat,
-                    bet="ante_bonus",
+                    bet=expected.bet,
                     expected=owed,
                     actual=0,
                 )

@@ -20,6 +20,7 @@ from tablewatch.rules.game_rules import (
     Exposure,
     GameCheck,
     GameRules,
+    HouseBonus,
     LetteredSlot,
     MonteCarloEdge,
     ProgressiveReset,
@@ -104,6 +105,7 @@ RULES: Final = GameRules(
     ),
     settle=settle_four_card_poker,
     checks=(GameCheck(play_wager_check.CODE, play_wager_check.check),),
+    house_bonuses=(HouseBonus("ante_bonus", "an Ante bonus", "Ante"),),  # § 641a.12(b)
     decision_wagers={"play": "play"},  # the Play wager is made by decision (§ 641a.11(b))
     envy_wagers=("progressive",),
     envy_unearned="the dealer's",

@@ -26,6 +26,7 @@ from tablewatch.rules.game_rules import (
     Exposure,
     GameCheck,
     GameRules,
+    HouseBonus,
     ProgressiveReset,
     RowsEdge,
     Sections,
@@ -90,6 +91,7 @@ RULES: Final = GameRules(
         GameCheck(play_wager_check.CODE, play_wager_check.check),
         GameCheck(decision_missing.CODE, decision_missing.check),
     ),
+    house_bonuses=(HouseBonus("ante_bonus", "an Ante bonus", "Ante"),),
     decision_wagers={"play": "play"},
     decision_deadline=DecisionDeadline(
         "ante",
