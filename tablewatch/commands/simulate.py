@@ -16,16 +16,16 @@ from tablewatch.ingest.client import BatchPoster, PostFailed
 from tablewatch.rules.decode import encode_event
 from tablewatch.rules.events import AnyEvent
 from tablewatch.sim.floor import Floor
-from tablewatch.sim.games import SIMULATED, choose
+from tablewatch.sim.games import choose, played
 from tablewatch.sim.pacing import paced
 from tablewatch.sim.signing import FloorKeys, floor_keys
 
-_PLAYED = ", ".join(game.rules.name for game in SIMULATED)
+_PLAYED = ", ".join(game.rules.name for game in played())
 
 
 @click.command(
     help="Simulate a casino floor (its tables take the games in turn: "
-    + ", ".join(f"{game.rules.title} {game.prefix}" for game in SIMULATED)
+    + ", ".join(f"{game.rules.title} {game.prefix}" for game in played())
     + ") with injected dealer errors, and the truth about them."
 )
 @click.option("--tables", default=12, show_default=True, help="Tables on the floor.")

@@ -14,7 +14,7 @@ import msgspec
 from tablewatch.rules.config import parse_config
 from tablewatch.rules.events import AnyEvent, ms_to_ts, ts_to_ms
 from tablewatch.sim.floor_config import floor_config
-from tablewatch.sim.games import SIMULATED, SimulatedGame
+from tablewatch.sim.games import SimulatedGame, played
 from tablewatch.sim.table_sim import TableSim, Truth
 
 FLOOR_START = "2026-11-29T18:00:00.000Z"
@@ -27,11 +27,13 @@ class Floor:
     seed: int
     error_rate: float = 0.0
     jackpot_rate: float = 0.0
-    games: tuple[SimulatedGame, ...] = SIMULATED  # in the order the tables take them
+    games: tuple[SimulatedGame, ...] = ()  # in the order the tables take them; () every one
     config: dict[str, Any] = field(init=False)
     sims: list[TableSim] = field(init=False)
 
     def __post_init__(self) -> None:
+        if not self.games:
+            self.games = played()
         rng = random.Random(self.seed)
         self.config = floor_config(self.tables, rng, self.games)
         configs = parse_config(self.config)

@@ -8,6 +8,7 @@ the floor it was before the others joined, byte for byte.
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import random
@@ -25,10 +26,13 @@ from tablewatch.commands.simulate import simulate
 from tablewatch.rules.cards import parse_cards
 from tablewatch.rules.checks.catalog import PROTOCOL_CHECKS
 from tablewatch.rules.decode import encode_event
+from tablewatch.rules.games import register, rules_of, unregister
 from tablewatch.rules.hands import strength3
+from tablewatch.sim import games as sim_games
 from tablewatch.sim.floor import Floor
 from tablewatch.sim.floor_config import floor_config
-from tablewatch.sim.games import SIMULATED, choose
+from tablewatch.sim.games import choose, played
+from tablewatch.sim.games.three_card_poker import ThreeCardPoker
 from tests.sim.floors import FIRST_TWO_NAMES
 from tests.sim.test_simulated_floor import audit_floor
 
@@ -64,7 +68,7 @@ def test_the_first_two_games_alone_give_the_floor_they_gave_before(tmp_path: Pat
 
 
 def test_the_floor_takes_every_game_of_the_registry_in_turn() -> None:
-    assert tuple(game.rules.name for game in SIMULATED) == ALL_FOUR
+    assert tuple(game.rules.name for game in played()) == ALL_FOUR
     tables = floor_config(16, random.Random(3))["tables"]
     assert list(tables) == [
         f"{prefix}-{n:02d}" for n, prefix in enumerate(["FCP", "LIR", "TCP", "UTH"] * 4, start=1)
@@ -151,6 +155,29 @@ def test_tablewatch_audit_of_a_four_game_floor_finds_its_truth(tmp_path: Path) -
     assert found == want
     assert {key[0][:3] for key in want} == {"FCP", "LIR", "TCP", "UTH"}
     assert {key[2] for key in want} == set(PROTOCOL_CHECKS)
+
+
+def test_a_toy_fifth_game_registered_here_is_simulated_and_judged() -> None:
+    """A game the registry and the simulator learn in this test alone (played as Three Card
+    Poker, under a name and table prefix of its own): its floor's tables, its events and
+    its audit, recall = precision = 1.0, with no other file touched."""
+    toy = copy.copy(rules_of("three_card_poker"))
+    toy.name, toy.title = "toy_poker", "Toy Poker"
+    register(toy)
+    try:
+        sim_games.register(ThreeCardPoker(toy, prefix="TOY"))
+        try:
+            assert [game.rules.name for game in played()][-1] == "toy_poker"
+            floor = Floor(4, 800, 4, error_rate=0.2, games=choose("toy_poker"))
+            assert list(floor.config["tables"]) == ["TOY-01", "TOY-02", "TOY-03", "TOY-04"]
+            got, want = audit_floor(floor)
+            assert got == want and sum(want.values()) > 50
+            assert {key[2] for key in want} >= {"PLAY_WAGER_OUT_OF_RANGE", "DECISION_MISSING"}
+        finally:
+            sim_games.unregister("toy_poker")
+    finally:
+        unregister("toy_poker")
+    assert "toy_poker" not in [game.rules.name for game in played()]
 
 
 def test_a_clean_floor_of_every_game_has_no_finding() -> None:

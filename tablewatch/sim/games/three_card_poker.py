@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from tablewatch.rules.cards import Card, parse_cards
+from tablewatch.rules.game_rules import GameRules
 from tablewatch.rules.games import rules_of
 from tablewatch.rules.hands import strength3
 from tablewatch.rules.settlement.expected import distinct
@@ -38,9 +39,14 @@ QUEEN_SIX_FOUR: Final = strength3(parse_cards(["Qc", "6d", "4h"]))
 
 
 class ThreeCardPoker(SimulatedGame):
-    rules = rules_of(NAME)
-    prefix = "TCP"
+    """Three Card Poker as played; ``rules``: its descriptor (the registry's by default; a
+    test's toy game played the same way, with its ``prefix``)."""
+
     side_bets = ("pair_plus", "six_card_bonus")
+
+    def __init__(self, rules: GameRules | None = None, prefix: str = "TCP") -> None:
+        self.rules = rules or rules_of(NAME)
+        self.prefix = prefix
 
     def floor_table(
         self, index: int, rng: random.Random, progressive: bool

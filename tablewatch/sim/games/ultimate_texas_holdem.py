@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from tablewatch.rules.cards import ACE, KING, QUEEN, TEN, Card, parse_cards, rank_of, suit_of
+from tablewatch.rules.game_rules import GameRules
 from tablewatch.rules.games import rules_of
 from tablewatch.sim.dealing import cards_of
 from tablewatch.sim.games.simulated_game import Rigged, SimulatedGame
@@ -45,9 +46,14 @@ FIVE: Final = TEN - 5
 
 
 class UltimateTexasHoldem(SimulatedGame):
-    rules = rules_of(NAME)
-    prefix = "UTH"
+    """Ultimate Texas Hold 'Em as played; ``rules``: its descriptor (the registry's by
+    default; a test's toy game played the same way, with its ``prefix``)."""
+
     side_bets = ("trips",)
+
+    def __init__(self, rules: GameRules | None = None, prefix: str = "UTH") -> None:
+        self.rules = rules or rules_of(NAME)
+        self.prefix = prefix
 
     def floor_table(
         self, index: int, rng: random.Random, progressive: bool
