@@ -8,9 +8,10 @@ Whatever the input (bad UTF-8, arrays nested 100,000 deep, numbers of 5,000
 digits, a key of 60,000 characters), decoding raises :class:`EventRejected` and
 nothing else. Beyond the types msgspec checks (with the protocol's ranges:
 ``rules/events.py``), an event is refused for a ``ts`` that is not a protocol
-timestamp of the years 2000 to 2199, an id or a name holding a character that is
-not printable, free text holding a control character, and (:func:`decode_event`
-only, see :func:`_first_bad`) a key given twice.
+timestamp of the years 2000 to 2199, a ``bet`` no registered game has, an id or
+a name holding a character that is not printable, free text holding a control
+character, and (:func:`decode_event` only, see :func:`_first_bad`) a key given
+twice.
 """
 
 from __future__ import annotations
