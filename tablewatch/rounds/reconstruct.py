@@ -13,7 +13,6 @@ worker give, never worked out again here. This module only reads what the judge 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import combinations
 from typing import Final
 
 from tablewatch.rounds.report import (
@@ -28,14 +27,7 @@ from tablewatch.rounds.report import (
     VideoRef,
     WagerLine,
 )
-from tablewatch.rounds.words import (
-    event_words,
-    five_card_words,
-    four_card_words,
-    hand_key_words,
-    three_card_words,
-)
-from tablewatch.rules.cards import CARDS_BY_TEXT
+from tablewatch.rounds.words import event_words, hand_key_words
 from tablewatch.rules.checks.context import RoundContext
 from tablewatch.rules.events import (
     ROUND_EVENT_TYPES,
@@ -48,7 +40,6 @@ from tablewatch.rules.events import (
     ts_to_ms,
 )
 from tablewatch.rules.findings import Finding
-from tablewatch.rules.hands import best5of6, strength3, strength4, strength5
 from tablewatch.rules.judge import RoundResult, SettlementLine, judge_round
 from tablewatch.rules.round import Round
 from tablewatch.rules.table_config import TableConfig
@@ -177,63 +168,47 @@ def _texts(ctx: RoundContext, target: str) -> list[str]:
     return [dealt.card for dealt in ctx.view.card_events.get(target, [])]
 
 
-def _one_deck(cards: Sequence[str]) -> bool:
-    return len(set(cards)) == len(cards)
-
-
-def _ints(cards: Sequence[str]) -> list[int]:
-    return [CARDS_BY_TEXT[c] for c in cards]
-
-
-def _best_four(cards: Sequence[str]) -> tuple[int, list[str]]:
-    """The best four cards of ``cards`` (Four Card Poker order) and their strength; the
-    first such four in dealing order when several tie."""
-    best: tuple[int, list[str]] | None = None
-    for four in combinations(cards, 4):
-        strength = strength4(_ints(four))
-        if best is None or strength > best[0]:
-            best = (strength, list(four))
-    assert best is not None
-    return best
+def _areas(ctx: RoundContext) -> dict[str, list[str]]:
+    """The cards of every area dealt that is not a seat's, by target."""
+    return {
+        target: [dealt.card for dealt in dealt_cards]
+        for target, dealt_cards in ctx.view.card_events.items()
+        if not target.startswith("seat:")
+    }
 
 
 def _seats(ctx: RoundContext) -> list[SeatHand]:
+    """Each seat's cards, named as the game names them (its descriptor's ``words``): the
+    game is the table's, never guessed from the cards."""
     view = ctx.view
-    community = _texts(ctx, "community")
-    bonus = _texts(ctx, "bonus")
+    areas = _areas(ctx)
+    words = ctx.rules.words
     out = []
     for seat in sorted(set(view.dealt_seats()) | set(view.seats())):
         cards = _texts(ctx, f"seat:{seat}")
-        out.append(_seat_hand(seat, cards, community, bonus))
+        if words is None:
+            out.append(SeatHand(seat, cards, None, []))
+            continue
+        named = words.seat(cards, areas)
+        out.append(
+            SeatHand(
+                seat,
+                cards,
+                named.hand,
+                list(named.hand_cards),
+                named.three_card_hand,
+                named.six_card_hand,
+            )
+        )
     return out
-
-
-def _seat_hand(seat: int, cards: list[str], community: list[str], bonus: list[str]) -> SeatHand:
-    """Three cards: a Let It Ride hand (five with the two community cards); five: a Four
-    Card Poker hand (its best four). Any other count is a misdeal: no rank."""
-    if len(cards) == 3:
-        three = three_card_words(strength3(_ints(cards))) if _one_deck(cards) else None
-        five_cards = [*cards, *community]
-        hand = None
-        if len(community) == 2 and _one_deck(five_cards):
-            hand = five_card_words(strength5(_ints(five_cards)))
-        six = None
-        if len(bonus) == 3 and _one_deck([*cards, *bonus]):
-            six = five_card_words(best5of6(_ints([*cards, *bonus])))
-        return SeatHand(seat, cards, hand, five_cards if hand else [], three, six)
-    if len(cards) == 5 and _one_deck(cards):
-        strength, four = _best_four(cards)
-        return SeatHand(seat, cards, four_card_words(strength), four)
-    return SeatHand(seat, cards, None, [])
 
 
 def _dealer(ctx: RoundContext) -> DealerHand | None:
     cards = _texts(ctx, "dealer")
     if not cards:
         return None
-    if len(cards) == 6 and _one_deck(cards):
-        return DealerHand(cards, four_card_words(_best_four(cards)[0]))
-    return DealerHand(cards, None)
+    words = ctx.rules.words
+    return DealerHand(cards, None if words is None else words.dealer(cards, _areas(ctx)))
 
 
 def _wagers(
@@ -281,7 +256,7 @@ def _wagers(
 
 def _with_withdrawn(result: RoundResult, ctx: RoundContext) -> list[SettlementLine]:
     """The round's settlement lines, with each bet the player withdrew and that needs no
-    ``settle`` (a pulled Let It Ride bet): owed its return, done as needed (no settle)."""
+    ``settle`` (a bet pulled back by decision): owed its return, done as needed (no settle)."""
     lines = list(result.settlements)
     have = {(line.seat, line.bet) for line in lines}
     if result.voided:
@@ -294,8 +269,8 @@ def _with_withdrawn(result: RoundResult, ctx: RoundContext) -> list[SettlementLi
 
 def _letter(config: TableConfig, section: str, hand: str | None) -> str | None:
     """The letter of the configured pay table that priced a line: the one of its section
-    (and, for a win, with its hand); None for a fixed table (Ante and Play, the Ante
-    bonus) or a rule that is no pay table (a forfeit)."""
+    (and, for a win, with its hand); None for a fixed table (a wager at fixed
+    odds) or a rule that is no pay table (a forfeit)."""
     for table in config.paytables.values():
         if table.section == section and (hand is None or hand in table.rows):
             return table.letter

@@ -35,15 +35,15 @@ class SeatHand:
     seat: int
     cards: list[str]  # as dealt, in order
     hand: str | None  # the hand its main wagers are priced on, in words; None: no rank
-    hand_cards: list[str]  # the cards of that hand (Let It Ride: the seat's and community)
-    three_card_hand: str | None = None  # Let It Ride: the seat's own three cards, in words
-    six_card_hand: str | None = None  # Let It Ride Six Card Bonus: best five of six
+    hand_cards: list[str]  # the cards of that hand (with a shared area's, where the game has one)
+    three_card_hand: str | None = None  # the seat's own three cards, where a wager prices them
+    six_card_hand: str | None = None  # its best five of six with a shared area of three
 
 
 @dataclass(frozen=True, slots=True)
 class DealerHand:
     cards: list[str]
-    hand: str | None  # Four Card Poker: the dealer's best four of six, in words
+    hand: str | None  # the dealer's hand as the game names it, in words; None: no rank
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,9 +52,9 @@ class DecisionEntry:
     ts: str
     event_id: str
     seat: int
-    action: str  # play, fold (Four Card Poker); ride, pull (Let It Ride)
-    bet: str | None  # bet1 / bet2 (Let It Ride)
-    amount: int | None  # the Play wager (Four Card Poker play), cents
+    action: str  # the protocol's decision action (play, fold, check, ride, pull)
+    bet: str | None  # the bet a ride or pull decides
+    amount: int | None  # the wager a play decision places, cents
     text: str
 
 

@@ -1,8 +1,7 @@
 """Cards, hands, money and events in words, for a reader of a reconstructed round.
 
-Hands are named from their strength (:mod:`tablewatch.rules.hands.strength`): the
-category, then the ranks that name it ("flush, king high", "two pair, kings and
-fours", "full house, sevens over twos"). Money is integer cents, written in dollars
+Hands are named by their game (its descriptor's ``words``, with
+:mod:`tablewatch.rules.hands.words`). Money is integer cents, written in dollars
 without rounding through floats.
 """
 
@@ -35,24 +34,8 @@ from tablewatch.rules.events import (
     Wager,
     WagerRemoved,
 )
-from tablewatch.rules.hands import Hand3, Hand4, Hand5, category_of, rank_nibbles
+from tablewatch.rules.hands.words import RANK_NAMES
 
-RANK_NAMES: Final = (
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "jack",
-    "queen",
-    "king",
-    "ace",
-)
-RANK_PLURALS: Final = tuple("sixes" if n == "six" else n + "s" for n in RANK_NAMES)
 SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
 
 
@@ -68,46 +51,6 @@ def money(cents: int | None) -> str:
 def card_words(text: str) -> str:
     """``"Ah"`` -> ``"ace of hearts"``."""
     return f"{RANK_NAMES[RANKS.index(text[0])]} of {SUIT_NAMES[SUITS.index(text[1])]}"
-
-
-def five_card_words(strength: int) -> str:
-    """A five-card poker hand (Let It Ride, § 643a.6(b)) in words."""
-    ranks = rank_nibbles(strength)
-    category = Hand5(category_of(strength))
-    if category is Hand5.ROYAL_FLUSH:
-        return "royal flush"
-    if category is Hand5.FULL_HOUSE:
-        return f"full house, {RANK_PLURALS[ranks[0]]} over {RANK_PLURALS[ranks[1]]}"
-    return _common(category.name, ranks)
-
-
-def four_card_words(strength: int) -> str:
-    """A Four Card Poker hand (§ 641a.6(b)) in words."""
-    return _common(Hand4(category_of(strength)).name, rank_nibbles(strength))
-
-
-def three_card_words(strength: int) -> str:
-    """A player's three cards (Let It Ride Three Card Bonus, § 643a.6(c)) in words."""
-    category = Hand3(category_of(strength))
-    if category is Hand3.MINI_ROYAL:
-        return "mini royal"
-    return _common(category.name, rank_nibbles(strength))
-
-
-def _common(category: str, ranks: tuple[int, ...]) -> str:
-    top = ranks[0]
-    if category == "HIGH_CARD":
-        return f"{RANK_NAMES[top]} high"
-    if category == "PAIR":
-        return f"pair of {RANK_PLURALS[top]}"
-    if category == "TWO_PAIR":
-        return f"two pair, {RANK_PLURALS[top]} and {RANK_PLURALS[ranks[1]]}"
-    if category == "THREE_OF_A_KIND":
-        return f"three of a kind, {RANK_PLURALS[top]}"
-    if category == "FOUR_OF_A_KIND":
-        return f"four of a kind, {RANK_PLURALS[top]}"
-    kind = {"STRAIGHT": "straight", "FLUSH": "flush", "STRAIGHT_FLUSH": "straight flush"}
-    return f"{kind[category]}, {RANK_NAMES[top]} high"
 
 
 def hand_key_words(name: str | None) -> str | None:
@@ -170,6 +113,8 @@ def _decision_words(event: Decision) -> str:
         return f"seat {event.seat} plays, Play wager {money(event.amount)}"
     if event.action == "fold":
         return f"seat {event.seat} folds"
+    if event.action == "check":
+        return f"seat {event.seat} checks"
     if event.action == "ride":
         return f"seat {event.seat} lets {event.bet} ride"
     return f"seat {event.seat} pulls {event.bet} back"

@@ -11,7 +11,7 @@ house-edge command and the simulator know a game only through it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -246,6 +246,49 @@ class RowsEdge:
 
 
 WagerEdge = ExactEdge | MonteCarloEdge | RowsEdge
+
+
+@dataclass(frozen=True, slots=True)
+class HoldWager:
+    """A priced wager as the hold rollups count it (the store's ``hold_lines``).
+
+    ``wager``: its name, as ``edges`` and the pay-table slots name it; ``bets``:
+    the settle lines whose house win it sums; ``unit``: the bet whose stake is one
+    unit (a hand counts where that line was settled and not returned); ``kept``:
+    the bets whose odds are "for 1" (a win keeps the stake: house win stake - paid).
+    """
+
+    wager: str
+    bets: tuple[str, ...]
+    unit: str
+    kept: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatWords:
+    """A seat's hands in words, for a reader of the round (``None``: no rank, a misdeal).
+
+    ``hand``: the hand its main wagers are priced on, made of ``hand_cards``;
+    ``three_card_hand``: its own three cards, where a wager prices them apart;
+    ``six_card_hand``: the best five of its cards and a shared area of three, where a
+    wager prices them."""
+
+    hand: str | None
+    hand_cards: tuple[str, ...] = ()
+    three_card_hand: str | None = None
+    six_card_hand: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandWords:
+    """How the game names its hands: ``seat(cards, areas)`` a seat's (its cards as dealt,
+    the shared areas' cards by target: "dealer", "community", ...), ``dealer(cards,
+    areas)`` the dealer's (``None``: no rank)."""
+
+    seat: Callable[[Sequence[str], Mapping[str, Sequence[str]]], SeatWords]
+    dealer: Callable[[Sequence[str], Mapping[str, Sequence[str]]], str | None]
+
+
 NO_DECISION_WAGERS: dict[str, str] = {}
 NO_EDGES: dict[str, WagerEdge] = {}
 
@@ -265,7 +308,8 @@ class GameRules:
     ENVY_BONUS_WRONG's message). ``edges``: the wagers ``tablewatch edge``
     prices, by name. ``decision_deadline``: the decision a seat owes before a
     reveal (DECISION_MISSING), if any. ``house_bonuses``: the bonuses the house pays
-    with no wager of their own (:class:`HouseBonus`).
+    with no wager of their own (:class:`HouseBonus`). ``hold``: the wagers the hold rollups
+    count (:class:`HoldWager`); ``words``: how its hands are named (:class:`HandWords`).
     """
 
     def __init__(
@@ -291,6 +335,8 @@ class GameRules:
         edges: Mapping[str, WagerEdge] = NO_EDGES,
         decision_deadline: DecisionDeadline | None = None,
         house_bonuses: tuple[HouseBonus, ...] = (),
+        hold: tuple[HoldWager, ...] = (),
+        words: HandWords | None = None,
     ) -> None:
         self.name = name  # as the protocol and the configuration write it
         self.title = title  # as people write it, capitalised
@@ -316,6 +362,8 @@ class GameRules:
         self.decision_deadline = decision_deadline  # DECISION_MISSING's, if the game has one
         self.house_bonuses = house_bonuses
         self.house_bonus_of: dict[str, HouseBonus] = {b.bet: b for b in house_bonuses}
+        self.hold = hold  # the priced wagers the hold rollups count
+        self.words = words  # its hands in words (the round's reconstruction); None: unnamed
         # Derived once: read by the checks of every round.
         self.always_offered = frozenset(w.bet for w in wagers if w.always)
         self.never_wagered = frozenset(w.bet for w in wagers if not w.placed)

@@ -9,6 +9,8 @@ every statement must be safe to repeat (``IF NOT EXISTS``, ``IF EXISTS``,
 ``CREATE OR REPLACE VIEW``). A statement that cannot be repeated as it is
 (``EXCHANGE TABLES``, a copy meant to run once) is preceded by a guard line
 ``-- @when <query>``: it runs only when the query's first value is non-zero.
+Then the rows of ``hold_lines`` are brought in step with the registered games
+(:mod:`tablewatch.store.hold_lines`).
 """
 
 from __future__ import annotations
@@ -115,6 +117,10 @@ def migrate(client: Client) -> list[str]:
             column_names=["version", "name", "applied_at"],
         )
         labels.append(migration.label)
+    if "0018" in applied(client):  # the hold rollups' bets, from the game descriptors
+        from tablewatch.store.hold_lines import sync_hold_lines
+
+        sync_hold_lines(client)
     return labels
 
 

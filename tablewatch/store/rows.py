@@ -155,9 +155,10 @@ SETTLEMENT_COLUMNS = (
     "actual_paid",
     "start_ts",
     "judged_at",
+    "game",  # the round's (its table_open's): the hold rollups count its bets by it
 )
 SettlementRow = tuple[
-    str, str, str, int, str, int, str | None, int | None, str | None, int | None, int, int
+    str, str, str, int, str, int, str | None, int | None, str | None, int | None, int, int, str
 ]
 SETTLEMENT_TYPES: Final = (
     "LowCardinality(String)",
@@ -172,6 +173,7 @@ SETTLEMENT_TYPES: Final = (
     "Nullable(Int64)",
     "DateTime64(3, 'UTC')",
     "DateTime64(3, 'UTC')",
+    "LowCardinality(String)",
 )
 
 
@@ -405,6 +407,7 @@ def round_rows(result: RoundResult, judged_at_ms: int) -> RoundRows:
             line.actual_paid,
             start_ms,
             judged_at_ms,
+            result.game,
         )
         for line in settlement_lines(result)
     )

@@ -1,8 +1,9 @@
 """``table_paytables``: each configured table's pay table letter per wager.
 
 Written by the worker when it starts, beside the table directory: the hold panels join
-a table's hold with the theoretical edge of its own pay tables (``theoretical``). The
-Four Card Poker ante has no lettered pay table and is written with paytable ''.
+a table's hold with the theoretical edge of its own pay tables (``theoretical``). A priced
+wager (its game's ``edges``) that no pay-table slot of the game prices is written with
+paytable ''.
 """
 
 from __future__ import annotations
@@ -16,8 +17,17 @@ from tablewatch.rules.table_config import TableConfig
 TABLE_PAYTABLES = "table_paytables"
 COLUMNS = ("table_id", "wager", "paytable", "updated_at")
 PaytableRow = tuple[str, str, str, int]
-# priced wagers without a pay table slot of their own, by game
-UNLETTERED = {"four_card_poker": ("ante",)}
+
+
+def unlettered(config: TableConfig) -> tuple[str, ...]:
+    """The priced wagers of the table's game that have no pay-table slot of their own."""
+    rules = config.rules
+    slots = {
+        *rules.configuration.lettered,
+        *rules.configuration.rows,
+        *rules.configuration.casino_supplied,
+    }
+    return tuple(wager for wager in rules.edges if wager not in slots)
 
 
 def paytable_rows(configs: Mapping[str, TableConfig], updated_at_ms: int) -> list[PaytableRow]:
@@ -26,7 +36,7 @@ def paytable_rows(configs: Mapping[str, TableConfig], updated_at_ms: int) -> lis
     for table_id, config in sorted(configs.items()):
         for slot, table in sorted(config.paytables.items()):
             rows.append((table_id, slot, table.letter, updated_at_ms))
-        for wager in UNLETTERED.get(config.game, ()):
+        for wager in unlettered(config):
             rows.append((table_id, wager, "", updated_at_ms))
     return rows
 

@@ -2,9 +2,9 @@
 
 Written by ``tablewatch db migrate`` from the computations of ``tablewatch edge``
 (:mod:`tablewatch.rules.edge`): every exactly enumerated wager under each of its pay
-tables, and the Four Card Poker ante by its Monte-Carlo (pay table ''), with fewer
-deals than ``tablewatch edge`` runs by default (:data:`ANTE_SAMPLES`; its standard error
-is about 0.0014 of the Ante). Only the rows a store lacks are computed and written: a
+tables, and a wager priced by Monte-Carlo (pay table '') with fewer deals than
+``tablewatch edge`` runs by default (:data:`ANTE_SAMPLES`; a standard error of about
+0.0014 unit). Only the rows a store lacks are computed and written: a
 store that has them all costs one query.
 """
 

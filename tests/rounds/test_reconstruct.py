@@ -11,15 +11,10 @@ import yaml
 
 from tablewatch.rounds.from_files import rounds_in_events
 from tablewatch.rounds.report import RoundReport
-from tablewatch.rounds.words import (
-    card_words,
-    five_card_words,
-    four_card_words,
-    money,
-    three_card_words,
-)
+from tablewatch.rounds.words import card_words, money
 from tablewatch.rules.cards import parse_cards
 from tablewatch.rules.hands import best4of5, strength3, strength5
+from tablewatch.rules.hands.words import five_card_words, four_card_words, three_card_words
 from tablewatch.script import TableScript
 from tests.scenarios import (
     CONFIG,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from clickhouse_connect.driver.client import Client
+
 from tablewatch.rules.audit import Auditor, findings_of
 from tablewatch.rules.config import parse_config
 from tablewatch.rules.decode import decode_event, encode_event
@@ -13,7 +15,8 @@ from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
 from tablewatch.sim.floor import Floor
 from tablewatch.store.batch import StoreBatch
-from tablewatch.store.rows import stored_finding_ids
+from tablewatch.store.rows import SETTLEMENT_COLUMNS, stored_finding_ids
+from tablewatch.store.writer import StoreWriter
 from tests.scenarios import configs
 
 JUDGED_AT = 1_796_000_000_000  # 2026-12-10T00:53:20Z
@@ -82,3 +85,16 @@ def round_cut_before_the_cards() -> RoundResult:
     outcomes = [o for _, o in auditor.feed_many(events[:first_card])] + auditor.finish()
     (result,) = [o for o in outcomes if isinstance(o, RoundResult)]
     return result
+
+
+def insert_before_game_column(client: Client, batch: StoreBatch) -> None:
+    """Write ``batch`` as the writer did before migration 0018: settlement lines without
+    their round's ``game`` (the last column of ``SETTLEMENT_COLUMNS``)."""
+    writer = StoreWriter(client)
+    writer.insert(events=batch.events, rounds=batch.rounds, findings=batch.findings)
+    if batch.settlements:
+        client.insert(
+            "settlements",
+            [list(row[:-1]) for row in batch.settlements],
+            column_names=list(SETTLEMENT_COLUMNS[:-1]),
+        )

@@ -17,7 +17,7 @@ from tablewatch.store.client import connect
 from tablewatch.store.migrate import SCHEMA_MIGRATIONS_DDL, available, migrate
 from tablewatch.store.writer import StoreWriter
 from tests.store.conftest import dsn_of
-from tests.store.helpers import JUDGED_AT, Audited, audit_floor
+from tests.store.helpers import JUDGED_AT, Audited, audit_floor, insert_before_game_column
 
 PARTITIONS = "0011"
 VIEWS = ("raw_events_v", "rounds_v", "settlements_v", "findings_v")
@@ -44,20 +44,28 @@ def migrate_before(client: Client, version: str = PARTITIONS) -> None:
 
 
 def fill(client: Client, audited: Audited) -> None:
-    """The floor written, then written again (a retried batch), then judged again later."""
-    writer = StoreWriter(client)
-    writer.insert_batch(audited.batch())
-    writer.insert_batch(audited.batch())
-    writer.insert_batch(audited.batch(judged_at_ms=JUDGED_AT + 60_000))
+    """The floor written, then written again (a retried batch), then judged again later, as
+    the writer of the schema before 0018 wrote it."""
+    insert_before_game_column(client, audited.batch())
+    insert_before_game_column(client, audited.batch())
+    insert_before_game_column(client, audited.batch(judged_at_ms=JUDGED_AT + 60_000))
 
 
 def view_rows(client: Client) -> dict[str, list[tuple[Any, ...]]]:
+    """Each view's rows, in the columns it had before 0011 (0018 adds settlements' game)."""
     out = {}
     for view in VIEWS:
-        columns = [c[0] for c in client.query(f"DESCRIBE TABLE {view}").result_rows]
+        columns = [
+            c[0]
+            for c in client.query(f"DESCRIBE TABLE {view}").result_rows
+            if (view, c[0]) != ("settlements_v", "game")
+        ]
         order = ", ".join(f"toString({c})" for c in columns)
         out[view] = [
-            tuple(r) for r in client.query(f"SELECT * FROM {view} ORDER BY {order}").result_rows
+            tuple(r)
+            for r in client.query(
+                f"SELECT {', '.join(columns)} FROM {view} ORDER BY {order}"
+            ).result_rows
         ]
     return out
 

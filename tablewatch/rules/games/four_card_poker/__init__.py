@@ -20,6 +20,7 @@ from tablewatch.rules.game_rules import (
     Exposure,
     GameCheck,
     GameRules,
+    HoldWager,
     HouseBonus,
     LetteredSlot,
     MonteCarloEdge,
@@ -34,6 +35,7 @@ from tablewatch.rules.games.four_card_poker import (
     ante_edge,
     play_wager_check,
     progressive_paytable,
+    words,
 )
 from tablewatch.rules.games.four_card_poker.settlement import settle_four_card_poker
 
@@ -113,4 +115,9 @@ RULES: Final = GameRules(
         "ante": MonteCarloEdge(ante_edge.edge),
         "aces_up": ExactEdge(aces_up_paytable.ACES_UP, aces_up_edge.edge),
     },
+    hold=(  # the Ante, Play and Ante bonus per unit of Ante
+        HoldWager("ante", ("ante", "play", "ante_bonus"), "ante"),
+        HoldWager("aces_up", ("aces_up",), "aces_up"),
+    ),
+    words=words.WORDS,
 )

@@ -23,6 +23,7 @@ from tablewatch.rules.game_rules import (
     FixedEnvy,
     GameCheck,
     GameRules,
+    HoldWager,
     LetteredSlot,
     PayoutLimitRule,
     ProgressiveReset,
@@ -39,6 +40,7 @@ from tablewatch.rules.games.let_it_ride import (
     three_card_bonus_edge,
     three_card_bonus_paytable,
     unequal_bets_check,
+    words,
 )
 from tablewatch.rules.games.let_it_ride.casino_supplied_paytables import (
     CASINO_SUPPLIED,
@@ -152,4 +154,12 @@ RULES: Final = GameRules(
             five_card_bonus_paytable.FIVE_CARD_BONUS, five_card_bonus_edge.edge
         ),
     },
+    hold=(  # bets 1-3 per unit of Bet 3; the Five Card Bonus pays "for 1"
+        HoldWager("main", MAIN_BETS, "bet3"),
+        HoldWager("three_card_bonus", ("three_card_bonus",), "three_card_bonus"),
+        HoldWager(
+            "five_card_bonus", ("five_card_bonus",), "five_card_bonus", kept=("five_card_bonus",)
+        ),
+    ),
+    words=words.WORDS,
 )

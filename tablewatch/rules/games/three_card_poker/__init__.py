@@ -26,6 +26,7 @@ from tablewatch.rules.game_rules import (
     Exposure,
     GameCheck,
     GameRules,
+    HoldWager,
     HouseBonus,
     ProgressiveReset,
     RowsEdge,
@@ -37,6 +38,7 @@ from tablewatch.rules.games.three_card_poker import (
     paytables,
     play_wager_check,
     side_bet_edges,
+    words,
 )
 from tablewatch.rules.games.three_card_poker.settlement import (
     PROCEDURE_SECTION,
@@ -109,4 +111,10 @@ RULES: Final = GameRules(
             "six_card_bonus", paytables.SIX_CARD_BONUS, side_bet_edges.six_card_bonus_edge
         ),
     },
+    hold=(  # the Ante, Play and Ante bonus per unit of Ante
+        HoldWager("ante", ("ante", "play", "ante_bonus"), "ante"),
+        HoldWager("pair_plus", ("pair_plus",), "pair_plus"),
+        HoldWager("six_card_bonus", ("six_card_bonus",), "six_card_bonus"),
+    ),
+    words=words.WORDS,
 )

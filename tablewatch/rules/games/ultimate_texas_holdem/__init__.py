@@ -29,6 +29,7 @@ from tablewatch.rules.game_rules import (
     Exposure,
     GameCheck,
     GameRules,
+    HoldWager,
     LetteredSlot,
     MonteCarloEdge,
     ProgressiveReset,
@@ -41,6 +42,7 @@ from tablewatch.rules.games.ultimate_texas_holdem import (
     blind_check,
     play_wager_check,
     trips_edge,
+    words,
 )
 from tablewatch.rules.games.ultimate_texas_holdem.paytables import (
     ANTE_PLAY_SECTION,
@@ -137,4 +139,9 @@ RULES: Final = GameRules(
         "trips": ExactEdge(TRIPS, trips_edge.edge),
         "ante": MonteCarloEdge(ante_edge.edge, BLIND),  # with the Blind's table, by letter
     },
+    hold=(  # the Ante, Blind and Play per unit of Ante
+        HoldWager("ante", ("ante", "blind", "play"), "ante"),
+        HoldWager("trips", ("trips",), "trips"),
+    ),
+    words=words.WORDS,
 )
