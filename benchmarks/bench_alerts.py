@@ -46,7 +46,11 @@ from tablewatch.services import (
     worker_query,
 )
 from tablewatch.sim.floor import Floor
+from tablewatch.sim.games import choose
 from tablewatch.topics import Topics, table_key
+
+# the first two games: the floors of the published figures
+FIRST_TWO = choose("let_it_ride,four_card_poker")
 
 RULES = """
 auditor_url: http://127.0.0.1:8000
@@ -74,7 +78,7 @@ def run(
     from kafka import KafkaProducer
 
     rounds = max(1, int(rate * seconds * 1.2) // 52)
-    floor = Floor(tables=12, rounds=rounds, seed=11, error_rate=error_rate, jackpot_rate=0.02)
+    floor = Floor(12, rounds, 11, error_rate, 0.02, FIRST_TWO)
     stream = [(e.table_id, encode_event(e)) for e in floor.events()]
     prefix = f"balerts{uuid.uuid4().hex[:8]}-"
     create_topics(kafka, prefix)

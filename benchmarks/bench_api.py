@@ -79,11 +79,15 @@ from tablewatch.rules.audit import Auditor  # noqa: E402
 from tablewatch.rules.config import parse_config  # noqa: E402
 from tablewatch.rules.decode import decode_event, encode_event  # noqa: E402
 from tablewatch.sim.floor import Floor  # noqa: E402
+from tablewatch.sim.games import choose  # noqa: E402
 from tablewatch.store.batch import StoreBatch  # noqa: E402
 from tablewatch.store.client import Client, connect, open_store  # noqa: E402
 from tablewatch.store.migrate import migrate  # noqa: E402
 from tablewatch.store.table_directory import directory_rows, write_directory  # noqa: E402
 from tablewatch.store.writer import StoreWriter  # noqa: E402
+
+# the first two games: the floors of the published figures
+FIRST_TWO = choose("let_it_ride,four_card_poker")
 
 SEQ_STEP = 10_000_000
 JUDGED_AT = 1_796_000_000_000
@@ -91,7 +95,7 @@ JUDGED_AT = 1_796_000_000_000
 
 def seed(client: Client, tables: int, rounds: int, error_rate: float = 0.05) -> None:
     """The simulated floor, audited and written as the worker writes it."""
-    floor = Floor(tables=tables, rounds=rounds, seed=3, error_rate=error_rate, jackpot_rate=0.02)
+    floor = Floor(tables, rounds, 3, error_rate, 0.02, FIRST_TWO)
     auditor = Auditor(parse_config(floor.config))
     writer = StoreWriter(client)
     batch = StoreBatch()
@@ -289,7 +293,7 @@ def running_worker(directory: Path) -> Iterator[str]:
 
     root = directory.parent
     config = root / "tables.yaml"
-    floor = Floor(tables=TABLES_OF.get(directory, 24), rounds=1, seed=3)
+    floor = Floor(TABLES_OF.get(directory, 24), 1, 3, games=FIRST_TWO)
     config.write_text(yaml.safe_dump(floor.config, sort_keys=False))
     kafka = KafkaAccess(DEFAULT_BOOTSTRAP)
     prefix = f"bench-api-{uuid.uuid4().hex[:6]}-"

@@ -5,8 +5,9 @@ before the scale migration (0011-0013) and after it, measured in the same run.
 
 How the store is made (kept in ``.cache/bench/dashboards-<rounds>/``, built once):
 
-1. a seed floor: ``Floor(tables=20, rounds=4000, seed=5, error_rate=0.05,
-   jackpot_rate=0.02)`` audited by the rules engine in process and written with the
+1. a seed floor of the first two games (those of the published figures): ``Floor(20,
+   4000, 5, error_rate=0.05, jackpot_rate=0.02, games=choose(FIRST_TWO))`` audited by the
+   rules engine in process and written with the
    store's own rows (``StoreBatch``, ``StoreWriter``) into an embedded store migrated up
    to 0010 (the schema before the migration) with 0012 (theoretical, pay tables);
 2. grown by SQL: the seed's rows are moved to ``seed_*`` tables and copied back
@@ -54,6 +55,7 @@ sys.path.insert(0, str(ROOT))
 CACHE = ROOT / ".cache" / "bench"
 SEED_TABLES = 20
 SEED_ROUNDS = 4000
+FIRST_TWO = "let_it_ride,four_card_poker"  # the games of the published figures' floors
 GROUPS = 10  # table groups: 200 tables
 FLOOR_TARGET_MS = 200.0
 PANEL_TARGET_MS = 500.0
@@ -176,6 +178,7 @@ def build_before(directory: Path, rounds: int) -> dict[str, Any]:
     native.activate()
     from tablewatch.rules.config import parse_config
     from tablewatch.sim.floor import Floor
+    from tablewatch.sim.games import choose
     from tablewatch.store import theoretical
     from tablewatch.store.client import connect
     from tablewatch.store.writer import StoreWriter
@@ -183,7 +186,7 @@ def build_before(directory: Path, rounds: int) -> dict[str, Any]:
 
     start = time.perf_counter()
     floor = Floor(
-        tables=SEED_TABLES, rounds=SEED_ROUNDS, seed=5, error_rate=0.05, jackpot_rate=0.02
+        SEED_TABLES, SEED_ROUNDS, 5, error_rate=0.05, jackpot_rate=0.02, games=choose(FIRST_TWO)
     )
     audited = audit_floor(floor)
     configs = parse_config(floor.config)

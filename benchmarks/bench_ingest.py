@@ -22,7 +22,11 @@ from tablewatch.ingest.client import post_events
 from tablewatch.kafka_access import DEFAULT_BOOTSTRAP, KafkaAccess
 from tablewatch.rules.decode import encode_event
 from tablewatch.sim.floor import Floor
+from tablewatch.sim.games import choose
 from tablewatch.topics import Topics
+
+# the first two games: the floors of the published figures
+FIRST_TWO = choose("let_it_ride,four_card_poker")
 
 
 def free_port() -> int:
@@ -41,7 +45,7 @@ def main() -> int:
     args = ap.parse_args()
 
     raws: list[bytes] = []
-    for event in Floor(12, args.events // 30, seed=5).events():
+    for event in Floor(12, args.events // 30, seed=5, games=FIRST_TWO).events():
         raws.append(encode_event(event))
         if len(raws) == args.events:
             break

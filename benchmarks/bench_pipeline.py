@@ -50,7 +50,11 @@ from tablewatch.services import (
     worker_query,
 )
 from tablewatch.sim.floor import Floor
+from tablewatch.sim.games import choose
 from tablewatch.topics import Topics, table_key
+
+# the first two games: the floors of the published figures
+FIRST_TWO = choose("let_it_ride,four_card_poker")
 
 KAFKA = KafkaAccess()  # main() sets it from --bootstrap
 
@@ -96,7 +100,7 @@ def cpu_seconds(pid: int, thread: int | None = None) -> float:
 
 def floor_events(events: int, seed: int) -> tuple[Floor, list[tuple[str, bytes, Any]]]:
     rounds = max(1, events // 52)
-    floor = Floor(tables=12, rounds=rounds, seed=seed, error_rate=0.05, jackpot_rate=0.02)
+    floor = Floor(12, rounds, seed, error_rate=0.05, jackpot_rate=0.02, games=FIRST_TWO)
     out = [(e.table_id, encode_event(e), e) for e in floor.events()]
     return floor, out
 

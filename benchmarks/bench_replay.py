@@ -6,8 +6,9 @@ audit in the same run, and the peak memory of a replay of 1 M and of 10 M events
 
 Inputs, made once and kept in ``.cache/bench/``:
 
-- the simulated floor of ``bench_audit.py`` (``tablewatch simulate --tables 12 --rounds
-  20000 --seed 1 --error-rate 0.05``, 1,080,762 events, 213 MB);
+- the simulated floor of ``bench_audit.py`` (``tablewatch simulate --games
+  let_it_ride,four_card_poker --tables 12 --rounds 20000 --seed 1 --error-rate 0.05``,
+  1,080,762 events, 213 MB);
 - ``replay-1m/``: an embedded store holding those events in ``raw_events`` (each table's
   chain positions in file order, as the worker would give them), written with the
   store's own row builder;

@@ -33,6 +33,7 @@ from tablewatch.rules.config import parse_config  # noqa: E402
 from tablewatch.rules.decode import decode_event, encode_event  # noqa: E402
 from tablewatch.rules.judge import RoundResult  # noqa: E402
 from tablewatch.sim.floor import Floor  # noqa: E402
+from tablewatch.sim.games import choose  # noqa: E402
 from tablewatch.store.batch import StoreBatch  # noqa: E402
 from tablewatch.store.client import open_store  # noqa: E402
 from tablewatch.store.migrate import migrate  # noqa: E402
@@ -41,13 +42,16 @@ from tablewatch.store.sql_literals import quote  # noqa: E402
 from tablewatch.store.table_directory import directory_rows, write_directory  # noqa: E402
 from tablewatch.store.writer import StoreWriter  # noqa: E402
 
+# the first two games: the floors of the published figures
+FIRST_TWO = choose("let_it_ride,four_card_poker")
+
 JUDGED_AT = 1_796_000_000_000
 BATCH = 2_000
 
 
 def fill(dsn: str, rounds: int) -> list[tuple[str, str]]:
     """The store of a simulated floor; the (table, round_id) of each judged round."""
-    floor = Floor(tables=12, rounds=rounds, seed=11, error_rate=0.05, jackpot_rate=0.02)
+    floor = Floor(12, rounds, 11, error_rate=0.05, jackpot_rate=0.02, games=FIRST_TWO)
     configs = parse_config(floor.config)
     auditor = Auditor(configs)
     judged: list[tuple[str, str]] = []

@@ -31,17 +31,21 @@ from tablewatch.rules.audit import Auditor  # noqa: E402
 from tablewatch.rules.config import parse_config  # noqa: E402
 from tablewatch.rules.decode import decode_event, encode_event  # noqa: E402
 from tablewatch.sim.floor import Floor  # noqa: E402
+from tablewatch.sim.games import choose  # noqa: E402
 from tablewatch.store.batch import StoreBatch  # noqa: E402
 from tablewatch.store.client import open_store  # noqa: E402
 from tablewatch.store.migrate import available, migrate  # noqa: E402
 from tablewatch.store.writer import StoreWriter  # noqa: E402
+
+# the first two games: the floors of the published figures
+FIRST_TWO = choose("let_it_ride,four_card_poker")
 
 JUDGED_AT = 1_796_000_000_000
 
 
 def batches(rounds: int, size: int) -> list[StoreBatch]:
     """The floor's rows, ``size`` messages (events) to a batch with the rounds they end."""
-    floor = Floor(tables=12, rounds=rounds, seed=11, error_rate=0.05, jackpot_rate=0.02)
+    floor = Floor(12, rounds, 11, error_rate=0.05, jackpot_rate=0.02, games=FIRST_TWO)
     auditor = Auditor(parse_config(floor.config))
     out: list[StoreBatch] = [StoreBatch()]
     for offset, event in enumerate(floor.events()):
