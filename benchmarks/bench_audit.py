@@ -5,10 +5,10 @@
 
 Without ``--events-file`` the simulated floor of the "audit throughput" issue
 (``tablewatch simulate --games let_it_ride,four_card_poker --tables 12 --rounds 20000
---seed 1 --error-rate 0.05``, about 1.08 M events) is made once and kept in ``.cache/bench/``. Measured in
-the same run, each in a fresh process so that every run pays for the lookup
-tables it builds on first use (the interpreter's start and the imports are
-not counted):
+--seed 1 --error-rate 0.05``, about 1.08 M events) is made once and kept in
+``.cache/bench/``. Measured in the same run, each in a fresh process so that
+every run pays for the lookup tables it builds on first use (the interpreter's
+start and the imports are not counted):
 
 - decode only: read the file, decode and validate every line;
 - the audit command (``--format json``, output to /dev/null) with each ``--jobs``,
