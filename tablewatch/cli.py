@@ -47,9 +47,8 @@ COMMANDS = {
     ),
     "edge": LazyCommand(
         "tablewatch.commands.edge:edge",
-        "House edge of WAGER at GAME (four_card_poker: ante, aces_up; let_it_ride: main, "
-        "three_card_bonus, five_card_bonus), by exact enumeration through the pay tables, or "
-        "by Monte-Carlo for the Four Card Poker ante with optimal Play.",
+        "House edge of WAGER at GAME (every priced wager of every registered game), by exact "
+        "enumeration through the pay tables, or by Monte-Carlo of a stated or learned play.",
     ),
     "findings": LazyCommand(
         "tablewatch.commands.auditor_lists:findings",
@@ -102,7 +101,7 @@ COMMANDS = {
     ),
     "simulate": LazyCommand(
         "tablewatch.commands.simulate:simulate",
-        "Simulate a floor of Four Card Poker and Let It Ride tables.",
+        "Simulate a floor of tables of every registered game.",
     ),
     "verify": LazyCommand(
         "tablewatch.commands.verify:verify",
@@ -122,7 +121,7 @@ COMMANDS = {
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 def main() -> None:
-    """TableWatch: audit Four Card Poker and Let It Ride rounds against the PA regulations."""
+    """TableWatch: audit table-game rounds against the PA regulations."""
 
 
 if __name__ == "__main__":

@@ -3,9 +3,9 @@
 :class:`TableScript` numbers ``seq`` and ``event_id`` and advances the clock
 by itself, so a round reads like the dealer's procedure::
 
-    t = TableScript("LIR-07", start="2026-11-29T20:00:00.000Z")
+    t = TableScript("T-07", start="2026-11-29T20:00:00.000Z")
     t.round_start("R-1", deck_id="D-1")
-    t.wager(2, "bet1", 2500)
+    t.wager(2, "ante", 2500)
     ...
 """
 

@@ -23,9 +23,9 @@ import yaml
 from tablewatch import safe_yaml
 from tablewatch.casework.dispositions import DEFAULT_DISPOSITIONS, dispositions_refusal
 from tablewatch.rules.checks.catalog import CHECKS
+from tablewatch.rules.games import names
 
 SEVERITIES = ("low", "medium", "high", "critical")  # in rising order
-GAMES = ("four_card_poker", "let_it_ride", "three_card_poker", "ultimate_texas_holdem")
 SILENT_CHECK = "CONTROLLER_SILENT"  # the alerter's own check: a controller gone quiet
 SILENT_SEVERITY = "high"
 UNASSIGNED_PIT = "unassigned"  # the pit of a table no pit names: its chain is `fallback`
@@ -559,9 +559,9 @@ def _rules(r: _Reader, node: _Node, pit_names: set[str]) -> tuple[Rule, ...]:
         games: set[str] = set()
         if "games" in fields:
             for j, g in enumerate(r.items(fields["games"], f"{where}.games")):
-                if g.value not in GAMES:
+                if g.value not in names():  # the registered games
                     r.problem(g, f"{where}.games[{j}]",
-                              f"{g.value!r} is not one of {', '.join(GAMES)}")  # fmt: skip
+                              f"{g.value!r} is not one of {', '.join(names())}")  # fmt: skip
                 else:
                     games.add(g.value)
         out.append(Rule(name or f"rule {i + 1}", frozenset(checks), severity, frozenset(pits),

@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from tablewatch.api.models import Severity
 from tablewatch.rules.checks.catalog import CHECKS
+from tablewatch.rules.games import names
 
 ID_MAX = 128
 TS_PATTERN = (
@@ -23,13 +24,19 @@ TS_PATTERN = (
 )
 MAX_LIMIT = 1000
 CODES = sorted(CHECKS)
-GAMES = ("four_card_poker", "let_it_ride")
 
 
 def _known_check(code: str | None) -> str | None:
     if code is not None and code not in CHECKS:
         raise ValueError(f"not a check code: {code!r} (the codes: {', '.join(CODES)})")
     return code
+
+
+def _known_game(game: str | None) -> str | None:
+    """A registered game's name (the registry is read when the value is checked)."""
+    if game is not None and game not in names():
+        raise ValueError(f"not a game: {game!r} (the games: {', '.join(names())})")
+    return game
 
 
 def _instant(ts: str | None) -> str | None:
@@ -69,7 +76,13 @@ class Filters(BaseModel):
     table: Annotated[str | None, Field(max_length=ID_MAX, description="a table_id")] = None
     pit: Annotated[str | None, Field(max_length=ID_MAX, description="a pit's name")] = None
     game: Annotated[
-        str | None, Field(pattern=r"^(four_card_poker|let_it_ride)$", description="the game")
+        str | None,
+        Field(
+            max_length=64,
+            description="a game, by the name the protocol gives it",
+            json_schema_extra={"enum": list(names())},
+        ),
+        AfterValidator(_known_game),
     ] = None
     check: Annotated[
         str | None,

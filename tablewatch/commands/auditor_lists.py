@@ -88,7 +88,7 @@ def filter_options(command: Any) -> Any:
     options = [
         click.option("--table", default=None, help="A table_id."),
         click.option("--pit", default=None, help="A pit's name (the table directory's)."),
-        click.option("--game", default=None, help="four_card_poker or let_it_ride."),
+        click.option("--game", default=None, help="A game, by its protocol name."),
         click.option("--check", default=None, help="A check code (WRONG_PAYOUT ...)."),
         click.option("--severity", default=None, help="critical, high, medium or low."),
         click.option("--dealer", default=None, help="A dealer_id (its rounds)."),

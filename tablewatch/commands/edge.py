@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import click
@@ -22,14 +22,11 @@ from tablewatch.rules.edge import (
     wagers_of,
 )
 from tablewatch.rules.edge.result import Extra
-from tablewatch.rules.games.four_card_poker import ante_edge as four_card_poker_ante
-from tablewatch.rules.games.four_card_poker.ante_edge import Progress as ProgressCallback
 
 EXIT_BAD_INPUT = 2
 
 _PERCENT_EXTRAS = {
     "element_of_risk",
-    "bet3_edge",
     "in_sample_house_edge",
     "standard_error",
     "hit_frequency",
@@ -43,9 +40,8 @@ _PERCENT_EXTRAS = {
     "--paytable",
     "letter",
     default=None,
-    help="Pay table letter (main A/B, three_card_bonus and five_card_bonus A-F, "
-    "aces_up A-F, trips A-D; the Blind A/B for the ultimate_texas_holdem ante); "
-    "the Four Card Poker ante has none.",
+    help="Pay table letter, for a wager its game prices by lettered tables (or, for a "
+    "wager settled with another, that one's); a wager with no pay table takes none.",
 )
 @click.option(
     "--rows",
@@ -65,22 +61,21 @@ _PERCENT_EXTRAS = {
     "--samples",
     type=click.IntRange(min=2),
     default=None,
-    help="Monte-Carlo only: evaluation deals [default: the wager's own; the "
-    f"four_card_poker ante {four_card_poker_ante.DEFAULT_SAMPLES:,}].",
+    help="Monte-Carlo only: evaluation deals [default: the wager's own].",
 )
 @click.option(
     "--train-samples",
     type=click.IntRange(min=1),
     default=None,
     help="Monte-Carlo only: training deals the strategy is learned from [default: the "
-    f"wager's own; the four_card_poker ante {four_card_poker_ante.DEFAULT_TRAIN_SAMPLES:,}].",
+    "wager's own].",
 )
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
     default=None,
     help="Monte-Carlo only: seed (training and evaluation use independent streams of it) "
-    f"[default: the wager's own; the four_card_poker ante {four_card_poker_ante.DEFAULT_SEED}].",
+    "[default: the wager's own].",
 )
 @click.option(
     "--granularity",
@@ -101,9 +96,9 @@ def edge(
     seed: int | None,
     granularity: str,
 ) -> None:
-    """House edge of WAGER at GAME (four_card_poker: ante, aces_up; let_it_ride: main,
-    three_card_bonus, five_card_bonus), by exact enumeration through the pay tables, or
-    by Monte-Carlo for the Four Card Poker ante with optimal Play.
+    """House edge of WAGER at GAME (every priced wager of every registered game: an unknown
+    one is refused with the list), by exact enumeration through the pay tables, or by
+    Monte-Carlo of the wager's stated or learned play.
 
     Exit 2 for an unknown game, wager or pay table.
     """
@@ -173,7 +168,7 @@ def _check(game: str, wager: str, letter: str | None, rows: str | None) -> str |
 
 
 @contextmanager
-def _progress(err: Console) -> Iterator[ProgressCallback | None]:
+def _progress(err: Console) -> Iterator[Callable[[str, int, int], None] | None]:
     if not sys.stderr.isatty():
         yield None
         return
@@ -221,7 +216,7 @@ def _pct(fraction: float) -> str:
 
 def _extra(key: str, value: Extra) -> str:
     if isinstance(value, float):
-        if key in _PERCENT_EXTRAS or key.endswith(("_rate", "_probability")):
+        if key in _PERCENT_EXTRAS or key.endswith(("_rate", "_probability", "_edge")):
             return _pct(value)
         return f"{value:.6g}"
     if isinstance(value, int) and not isinstance(value, bool):

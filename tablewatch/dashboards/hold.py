@@ -1,8 +1,8 @@
 """Hold: actual hold against the theoretical edge, with a band of ±3 standard errors.
 
-Actual hold of a wager = what the house won / the units staked (``hold_by_round``: a
-Let It Ride main hand's bets 1-3 per unit of Bet 3, a Four Card Poker hand's Ante, Play
-and Ante bonus per unit of Ante, a side bet per its stake). Its theoretical value is the
+Actual hold of a wager = what the house won / the units staked (``hold_by_round``: the
+bets each game's descriptor counts in the wager, per unit of its unit bet, its
+``hold``; a side bet per its stake). Its theoretical value is the
 edge of the table's pay table (``table_paytables``, ``theoretical``); its standard
 error, with hands of unit stakes ``u_i``, is ``std_dev * sqrt(sum u_i^2) / sum u_i``
 (hands taken as independent). A hold outside the band is worth a look: a mis-set pay

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tablewatch.config_file import entry_json
 from tablewatch.rules.config import parse_config
@@ -33,10 +34,10 @@ class FilledStore:
     config: dict[str, object]
 
 
-def fill_store(directory: Path, **floor: float) -> FilledStore:
+def fill_store(directory: Path, **floor: Any) -> FilledStore:
     """A migrated store at ``directory`` holding a simulated floor's events, rounds, lines,
     findings and table directory (every client closed again)."""
-    sim = Floor(**{**FLOOR, **floor})  # type: ignore[arg-type]
+    sim = Floor(**{**FLOOR, **floor})
     audited = audit_floor(sim)
     dsn = dsn_of(directory)
     client = connect(dsn)

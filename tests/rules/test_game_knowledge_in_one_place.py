@@ -1,8 +1,11 @@
 """What a game is lives in its own package: the generic code names no game and no game's bet.
 
-Every module under :data:`ROOTS`, except those under :data:`EXEMPT` (the games'
-own packages and simulators), is read as text (identifiers, strings and
-comments alike) and must not name, spelled with underscores or spaces in any
+Every file of :data:`SUFFIXES` under :data:`ROOTS` (all of ``tablewatch/``: modules,
+migrations, templates, scripts, YAML), except those under :data:`EXEMPT` (the games'
+own packages and simulators) and the migrations before :data:`FIRST_GAME_BLIND_MIGRATION`
+(history: a store of an older schema is migrated through them as they were; 0018
+replaced the rollup 0011 wrote with bet names), is read as text (identifiers, strings
+and comments alike) and must not name, spelled with underscores or spaces in any
 case (``let_it_ride``, "Let It Ride", ``LET_IT_RIDE``):
 - a registered game: its name, its title, its chapter ("641a");
 - a bet only one registered game has (``aces_up``, "Five Card Bonus",
@@ -22,8 +25,11 @@ from tablewatch.rules import games
 
 PACKAGE = Path(games.__file__).resolve().parents[2]  # tablewatch/
 # The trees scanned; the games' own packages are left out.
-ROOTS: list[Path] = [PACKAGE / "rules"]
+ROOTS: list[Path] = [PACKAGE]
+SUFFIXES = (".py", ".sql", ".html", ".js", ".css", ".yaml", ".yml", ".j2", ".txt", ".md")
 EXEMPT: list[Path] = [PACKAGE / "rules" / "games", PACKAGE / "sim" / "games"]
+MIGRATIONS = PACKAGE / "store" / "migrations"
+FIRST_GAME_BLIND_MIGRATION = "0018"
 
 _SEP = r"[\s_]+"  # between the words of a name: "let_it_ride", "Let It Ride"
 _START = r"(?<![A-Za-z0-9])"
@@ -62,9 +68,18 @@ def forbidden() -> dict[str, re.Pattern[str]]:
     return terms
 
 
+def _history(path: Path) -> bool:
+    """A migration older than the first that names no game (see the module's docstring)."""
+    return path.parent == MIGRATIONS and path.name[:4] < FIRST_GAME_BLIND_MIGRATION
+
+
 def scanned() -> list[Path]:
-    files = sorted({path for root in ROOTS for path in root.rglob("*.py")})
-    return [path for path in files if not any(path.is_relative_to(e) for e in EXEMPT)]
+    files = sorted({path for root in ROOTS for path in root.rglob("*") if path.suffix in SUFFIXES})
+    return [
+        path
+        for path in files
+        if not any(path.is_relative_to(e) for e in EXEMPT) and not _history(path)
+    ]
 
 
 def mentions(text: str, terms: dict[str, re.Pattern[str]]) -> list[str]:
@@ -121,6 +136,15 @@ def test_no_generic_module_names_a_game_or_one_games_bet() -> None:
     terms = forbidden()
     files = scanned()
     assert any(path.name == "judge.py" for path in files)  # the scan reads the generic code
+    names = {path.relative_to(PACKAGE).as_posix() for path in files}
+    assert {
+        "api/filters.py",
+        "api/templates/findings.html",
+        "store/migrations/0018_hold_by_game.sql",
+        "rounds/reconstruct.py",
+        "alerts/rules_file.py",
+    } <= names  # every surface, its SQL and templates too
+    assert "store/migrations/0011_partitions_and_rollups.sql" not in names
     found = [
         f"{path.relative_to(PACKAGE.parent)}: {mention}"
         for path in files

@@ -19,13 +19,14 @@ from pydantic import ValidationError
 
 from tablewatch.api import floor_reads, reads
 from tablewatch.api.app import HERE, NotFound, source_of
-from tablewatch.api.filters import CODES, GAMES, Filters, from_form
+from tablewatch.api.filters import CODES, Filters, from_form
 from tablewatch.api.models import FindingOut, Severity, TableOut
 from tablewatch.api.routes.rounds import load_report, round_ids
 from tablewatch.csv_cells import csv_cell
 from tablewatch.finding_money import money_text
 from tablewatch.links import round_api_path, round_path, table_path
 from tablewatch.report import money
+from tablewatch.rules.games import UnknownGame, names, rules_of
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=HERE / "templates")
@@ -33,7 +34,6 @@ templates = Jinja2Templates(directory=HERE / "templates")
 SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 RANK_NAMES = {"T": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
-GAME_NAMES = {"four_card_poker": "Four Card Poker", "let_it_ride": "Let It Ride"}
 CSV_MOST = 100_000  # findings in one CSV download
 CSV_COLUMNS = (
     "ts", "table_id", "round_id", "check", "severity", "regulation", "seat", "bet",
@@ -52,6 +52,15 @@ def card_view(text: str) -> dict[str, str]:
     }
 
 
+def game_title(game: str) -> str:
+    """A game's title as its descriptor writes it; the name itself for a game not
+    registered."""
+    try:
+        return rules_of(game).title
+    except UnknownGame:
+        return game
+
+
 def ago(seconds: float | None) -> str:
     if seconds is None:
         return "never"
@@ -65,7 +74,7 @@ def ago(seconds: float | None) -> str:
 
 
 templates.env.filters.update(
-    money=money, card=card_view, ago=ago, game=lambda g: GAME_NAMES.get(g, g),
+    money=money, card=card_view, ago=ago, game=game_title,
     finding_money=lambda f: money_text(f.check, f.expected, f.actual),
 )  # fmt: skip
 templates.env.globals.update(  # every link to a table or a round (tablewatch.links)
@@ -164,7 +173,7 @@ def findings(request: Request) -> HTMLResponse:
         page=page,
         query=urlencode({k: v for k, v in params.items() if v}),
         checks=CODES,
-        games=GAMES,
+        games=names(),
         severities=[s.value for s in Severity],
         table_ids=[t.table_id for t in reads.list_tables(source_of(request))],
         problem=None,
