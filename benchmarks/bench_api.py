@@ -187,10 +187,11 @@ def _copy_judged(client: Client, numbers: str, k: str, shift: str, seed_only: st
     )
     client.command(
         f"""INSERT INTO settlements (table_id, round_id, start_event_id, seat, bet, stake,
-            expected_result, expected_paid, actual_result, actual_paid, start_ts, judged_at)
+            expected_result, expected_paid, actual_result, actual_paid, start_ts, judged_at,
+            game)
         SELECT table_id, concat(round_id, '.', {k}), concat(start_event_id, '.', {k}), seat,
             bet, stake, expected_result, expected_paid, actual_result, actual_paid,
-            addMilliseconds(start_ts, {shift}), {copied}
+            addMilliseconds(start_ts, {shift}), {copied}, game
         FROM settlements CROSS JOIN {numbers} WHERE {seed_only}"""
     )
     client.command(

@@ -66,7 +66,7 @@ ROUND_COLS = (
 )
 LINE_COLS = (
     "table_id, round_id, start_event_id, seat, bet, stake, expected_result, expected_paid, "
-    "actual_result, actual_paid, start_ts, judged_at"
+    "actual_result, actual_paid, start_ts, judged_at, game"
 )
 FINDING_COLS = (
     "finding_id, table_id, round_id, start_event_id, check, severity, regulation, seat, bet, "
@@ -222,13 +222,14 @@ def build_before(directory: Path, rounds: int) -> dict[str, Any]:
             f"INSERT INTO settlements ({LINE_COLS}) SELECT {table}, {suffix.format(c='round_id')},"
             f" {suffix.format(c='start_event_id')}, seat, bet, stake, expected_result,"
             f" expected_paid, actual_result, actual_paid, {_shifted('start_ts')},"
-            f" {_shifted('judged_at')} FROM (SELECT * FROM seed_settlements WHERE seat <= 3) AS s"
+            f" {_shifted('judged_at')}, game"
+            " FROM (SELECT * FROM seed_settlements WHERE seat <= 3) AS s"
             f" CROSS JOIN {with_k}"
         )
         client.command(
             f"INSERT INTO settlements ({LINE_COLS}) SELECT table_id, round_id, start_event_id,"
             " seat + 3, bet, stake, expected_result, expected_paid, actual_result, actual_paid,"
-            " start_ts, judged_at FROM settlements"
+            " start_ts, judged_at, game FROM settlements"
             " WHERE seat <= 3 AND cityHash64(round_id) % 4 = 0"
         )
         log("settlements copied")
