@@ -101,7 +101,7 @@ COMMANDS = {
     ),
     "simulate": LazyCommand(
         "tablewatch.commands.simulate:simulate",
-        "Simulate a floor of tables of every registered game.",
+        "Simulate a casino floor with injected dealer errors, and the truth about them.",
     ),
     "verify": LazyCommand(
         "tablewatch.commands.verify:verify",

@@ -96,9 +96,8 @@ def edge(
     seed: int | None,
     granularity: str,
 ) -> None:
-    """House edge of WAGER at GAME (every priced wager of every registered game: an unknown
-    one is refused with the list), by exact enumeration through the pay tables, or by
-    Monte-Carlo of the wager's stated or learned play.
+    """House edge of WAGER at GAME (every priced wager of every registered game), by exact
+    enumeration through the pay tables, or by Monte-Carlo of a stated or learned play.
 
     Exit 2 for an unknown game, wager or pay table.
     """

@@ -24,9 +24,10 @@ _PLAYED = ", ".join(game.rules.name for game in played())
 
 
 @click.command(
-    help="Simulate a casino floor (its tables take the games in turn: "
+    help="Simulate a casino floor with injected dealer errors, and the truth about them. "
+    "Its tables take the games in turn: "
     + ", ".join(f"{game.rules.title} {game.prefix}" for game in played())
-    + ") with injected dealer errors, and the truth about them."
+    + "."
 )
 @click.option("--tables", default=12, show_default=True, help="Tables on the floor.")
 @click.option(
