@@ -4,6 +4,7 @@ from bet names, and a store of schema 0017 has its rollups relabelled."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,10 +13,12 @@ from clickhouse_connect.driver.client import Client
 from tablewatch.rules.config import parse_config
 from tablewatch.sim.floor import Floor
 from tablewatch.sim.games import simulated
-from tablewatch.store.migrate import migrate
+from tablewatch.store.client import connect
+from tablewatch.store.migrate import available, migrate, should_run
 from tablewatch.store.rows import ROUND_COLUMNS, SETTLEMENT_COLUMNS
 from tablewatch.store.table_directory import directory_rows, write_directory
 from tablewatch.store.writer import StoreWriter
+from tests.store.conftest import dsn_of
 from tests.store.helpers import JUDGED_AT, Audited, audit_floor, insert_before_game_column
 from tests.store.test_partitions_migration import migrate_before
 
@@ -107,3 +110,36 @@ def test_a_store_at_0017_shows_each_tables_rollups_under_its_configured_game(
         parameters={"t": JUDGED_AT / 1000},
     ).result_rows
     assert {str(table_id): str(game) for table_id, game in stored_games} == games
+
+
+def test_the_migration_cut_short_then_run_again_ends_in_the_same_store(tmp_path: Path) -> None:
+    """A crash after any statement of 0018 (after the copy, the swap, the drop): run again
+    from the file's start, the rollups are relabelled once, none lost or doubled."""
+    statements = next(m for m in available() if m.version == "0018").statements()
+    results = []
+    for cut in range(len(statements) + 1):
+        client = connect(dsn_of(tmp_path / f"cut{cut}"))
+        try:
+            migrate_before(client, "0018")
+            write_tcp_round(client, "tcp-1")
+            write_tcp_round(client, "tcp-2")
+            write_directory(client, [("tcp-1", "three_card_poker", "", [], "", "", JUDGED_AT)])
+            for statement in statements[:cut]:
+                if should_run(client, statement):
+                    client.command(statement)
+            migrate(client)
+            results.append(hold(client))
+            count = client.query("SELECT count() FROM hold_by_round").result_rows[0][0]
+            assert count == 2, cut  # one row per table: none doubled
+            tables = client.query(
+                "SELECT count() FROM system.tables WHERE database = currentDatabase()"
+                " AND name = 'hold_by_round_0018'"
+            ).result_rows[0][0]
+            assert tables == 0, cut
+        finally:
+            client.close()
+    assert results[0] == {
+        ("tcp-1", "ante", "r1"): ("three_card_poker", 2, 1500, 1000.0**2 + 500.0**2, 500),
+        ("tcp-2", "ante", "r1"): ("three_card_poker", 2, 1500, 1000.0**2 + 500.0**2, 500),
+    }
+    assert all(result == results[0] for result in results)

@@ -14,7 +14,8 @@
 -- directory (the configuration the worker loaded), else its round's (rounds.game), else
 -- keeps the one it had. hold_by_round is copied into hold_by_round_0018 (whose game
 -- column carries a comment: the mark of the new layout), relabelled, the two swapped and
--- the old one dropped; each step runs only while the mark says it has not been done.
+-- the old one dropped; each step runs only while the mark says it has not been done (a
+-- copy cut short is emptied before it runs again).
 
 ALTER TABLE settlements ADD COLUMN IF NOT EXISTS game LowCardinality(String) DEFAULT '';
 
@@ -54,6 +55,9 @@ ENGINE = ReplacingMergeTree(judged_at)
 PARTITION BY toYYYYMM(start_ts)
 ORDER BY (table_id, wager, start_ts, round_id, start_event_id)
 TTL greatest(start_ts, judged_at) + INTERVAL 5 YEAR + INTERVAL 7 DAY;
+
+-- @when SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = 'hold_by_round' AND name = 'game' AND comment = ''
+TRUNCATE TABLE IF EXISTS hold_by_round_0018;
 
 -- @when SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = 'hold_by_round' AND name = 'game' AND comment = ''
 INSERT INTO hold_by_round_0018 (table_id, game, wager, round_id, start_event_id, start_ts,
