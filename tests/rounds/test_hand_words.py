@@ -8,6 +8,7 @@ import pytest
 
 from tablewatch.rounds.from_files import rounds_in_events
 from tablewatch.rules.config import parse_config
+from tablewatch.rules.events import RoundStart
 from tablewatch.rules.games import rules_of
 from tablewatch.sim.floor import Floor
 from tablewatch.sim.games import choose
@@ -67,7 +68,7 @@ def test_a_simulated_round_of_the_game_is_reconstructed_with_its_hands_named(
     floor = Floor(tables=1, rounds=6, seed=5, games=choose(game))
     events = list(floor.events())
     table_id = next(iter(floor.config["tables"]))
-    round_id = next(e.round_id for e in events if getattr(e, "round_id", None))
+    round_id = next(e.round_id for e in events if isinstance(e, RoundStart))
     [report] = rounds_in_events(events, parse_config(floor.config), table_id, round_id)
     assert report.game == game
     named = [s.hand for s in report.seats if s.cards]
