@@ -3,7 +3,6 @@ one not registered is refused naming the field and what is known."""
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +17,7 @@ from tablewatch.rules.decode import (
     decode_whole_lines,
 )
 from tablewatch.rules.events import Decision, TableOpen, Wager
+from tablewatch.rules.game_rules import GameRules
 from tablewatch.rules.game_rules import Wager as LayoutWager
 
 BASE: dict[str, Any] = {
@@ -53,10 +53,20 @@ def refusal(raw: bytes) -> tuple[str | None, str]:
 @pytest.fixture
 def toy() -> Iterator[None]:
     """A game of the test's own, with a bet no other game has, registered for the test."""
-    rules = copy.copy(games.rules_of("let_it_ride"))
-    rules.name = "toy_stud"
-    rules.wagers = (LayoutWager("toy_ante", None, "toy § 1", always=True),)
-    rules.decision_bets = ("toy_ante",)
+    base = games.rules_of("let_it_ride")  # borrowed parts; the toy's own name, bet, decision
+    rules = GameRules(
+        name="toy_stud",
+        title="Toy Stud",
+        chapter="toy",
+        wagers=(LayoutWager("toy_ante", None, "toy § 1", always=True),),
+        hand_cards=base.hand_cards,
+        areas=base.areas,
+        exposure=base.exposures,
+        configuration=base.configuration,
+        sections=base.sections,
+        settle=base.settle,
+        decision_bets=("toy_ante",),
+    )
     games.register(rules)
     try:
         yield
