@@ -8,14 +8,11 @@ audit`` command): the checks common to all games cite its sections, its
 settlement prices its wagers, its own check runs, its own check code joins
 the catalog.
 
-Its name is ``three_card_poker`` and its bets are ``ante`` and
-``three_card_bonus``: the protocol's vocabulary (``events.Game``,
-``events.Bet``) already holds those names, so its events decode as any
-controller's would (they go through the decoder here); what a
-configuration may name is what the registry holds, and that is where the
-toy is added. A game with bet names of its own would add them to the
-protocol's vocabulary first. While registered, the toy stands in for the real
-Three Card Poker descriptor of that name, which is put back in its place after.
+Its name is ``toy_third`` and its bets are ``ante`` and
+``three_card_bonus``, bet names the protocol's vocabulary (the registry's)
+already holds, so its events decode as any controller's would (they go
+through the decoder here); what a configuration may name is what the
+registry holds, and that is where the toy is added.
 """
 
 from __future__ import annotations
@@ -86,7 +83,7 @@ def test_a_game_cannot_be_registered_twice() -> None:
 
 # ---- a toy third game, defined here ------------------------------------------------
 
-TOY = "three_card_poker"
+TOY = "toy_third"
 BONUS_SECTION = "toy § 3(b)"
 ANTE_SECTION = "toy § 3(a)"
 BONUS = {
@@ -199,8 +196,8 @@ TOY_RULES = GameRules(
 
 TOY_CONFIG = """
 tables:
-  TCP-1:
-    game: three_card_poker
+  TOY-1:
+    game: toy_third
     paytables: {three_card_bonus: A}
     counting_shuffler: true
 """
@@ -231,7 +228,7 @@ def toy() -> Iterator[GameRules]:
 
 
 def toy_table() -> TableScript:
-    t = TableScript("TCP-1")
+    t = TableScript("TOY-1")
     t.table_open(TOY)
     t.deck_in("D-1", "hand")
     t.shuffle("D-1", 52)
@@ -264,21 +261,21 @@ def audit_toy(t: TableScript) -> list[Finding]:
 
 
 def test_the_toy_game_is_configured_from_yaml(toy: GameRules) -> None:
-    config = parse_config(yaml.safe_load(TOY_CONFIG))["TCP-1"]
+    config = parse_config(yaml.safe_load(TOY_CONFIG))["TOY-1"]
     assert config.game == TOY
     assert config.rules is toy
     assert config.letter("three_card_bonus") == "A"
     with pytest.raises(ConfigError, match=r"'Z' is not a pay table of toy § 3\(b\)"):
-        parse_config({"tables": {"TCP-2": {"game": TOY, "paytables": {"three_card_bonus": "Z"}}}})
+        parse_config({"tables": {"TOY-2": {"game": TOY, "paytables": {"three_card_bonus": "Z"}}}})
     with pytest.raises(ConfigError, match=r"paytables.three_card_bonus is required.*toy § 3\(b\)"):
-        parse_config({"tables": {"TCP-2": {"game": TOY}}})
-    with pytest.raises(ConfigError, match="three_card_poker has no such wager"):
-        parse_config({"tables": {"TCP-2": {"game": TOY, "paytables": {"aces_up": "A"}}}})
+        parse_config({"tables": {"TOY-2": {"game": TOY}}})
+    with pytest.raises(ConfigError, match="toy_third has no such wager"):
+        parse_config({"tables": {"TOY-2": {"game": TOY, "paytables": {"aces_up": "A"}}}})
     with pytest.raises(ConfigError, match="payout_limit applies to Let It Ride only"):
         parse_config(
             {
                 "tables": {
-                    "TCP-2": {
+                    "TOY-2": {
                         "game": TOY,
                         "paytables": {"three_card_bonus": "A"},
                         "payout_limit": 1,
@@ -302,7 +299,7 @@ def test_a_wrong_toy_payout_is_found_with_the_toys_section(toy: GameRules) -> No
     assert [f.check for f in found] == [OVER_ANTE, "WRONG_PAYOUT"]
     wrong = found[1]
     assert (wrong.table_id, wrong.round_id, wrong.seat, wrong.bet) == (
-        "TCP-1",
+        "TOY-1",
         "R-1",
         2,
         "three_card_bonus",
@@ -351,10 +348,10 @@ def test_the_audit_command_audits_the_toy_game(toy: GameRules, tmp_path: Path) -
 
 def test_registering_adds_and_unregistering_removes_the_toy() -> None:
     before = games.names()
-    assert games.rules_of(TOY) is not TOY_RULES and OVER_ANTE not in CHECKS
+    assert TOY not in before and OVER_ANTE not in CHECKS
     with registered(TOY_RULES):
         assert games.rules_of(TOY) is TOY_RULES
         assert CHECKS[OVER_ANTE].severity == "medium"
         assert wagers_of(TOY) == ()  # no house edge computed for it
-    assert games.rules_of(TOY) is not TOY_RULES and OVER_ANTE not in CHECKS
+    assert TOY not in games.names() and OVER_ANTE not in CHECKS
     assert games.names() == before
