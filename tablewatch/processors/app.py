@@ -50,6 +50,7 @@ from tablewatch.store.query_pool import QueryPool
 from tablewatch.store.read_only import open_reader
 from tablewatch.store.table_directory import directory_rows, write_directory
 from tablewatch.store.table_paytables import paytable_rows, write_paytables
+from tablewatch.store.theoretical import fill_configured
 from tablewatch.store.writer import StoreWriter
 
 log = logging.getLogger("tablewatch.worker")
@@ -159,6 +160,7 @@ class Worker:
         now_ms = int(time.time() * 1000)
         write_directory(self.store, directory_rows(self.configs, entries, now_ms))
         write_paytables(self.store, paytable_rows(self.configs, now_ms))  # for the hold panels
+        fill_configured(self.store, self.configs)  # the edges of pay tables stated by rows
         if signer is not None:  # its public key, where verify finds it
             publish_key(self.store, signer, int(time.time() * 1000))
         self.writer = StoreWriter(self.store)

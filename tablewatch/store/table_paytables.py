@@ -3,7 +3,9 @@
 Written by the worker when it starts, beside the table directory: the hold panels join
 a table's hold with the theoretical edge of its own pay tables (``theoretical``). A priced
 wager (its game's ``edges``) that no pay-table slot of the game prices is written with
-paytable ''.
+paytable '', or, when its edge depends on the rows of another slot (an Ante priced with
+the Ante bonus the table states), with that slot's rows, or settled with another wager's
+table (an Ante with the Blind), with that table's letter.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from clickhouse_connect.driver.client import Client
 
+from tablewatch.rules.game_rules import MonteCarloEdge, RowsEdge
 from tablewatch.rules.table_config import TableConfig
 
 TABLE_PAYTABLES = "table_paytables"
@@ -30,6 +33,19 @@ def unlettered(config: TableConfig) -> tuple[str, ...]:
     return tuple(wager for wager in rules.edges if wager not in slots)
 
 
+def priced_by(config: TableConfig, wager: str) -> str:
+    """The pay table that prices an unlettered ``wager`` at this table: the rows of the slot
+    its edge is computed with, or '' (a wager with no pay table)."""
+    spec = config.rules.edges.get(wager)
+    if isinstance(spec, RowsEdge) and spec.slot in config.paytables:
+        return config.paytables[spec.slot].letter
+    if isinstance(spec, MonteCarloEdge) and spec.tables:  # settled with another wager's table
+        slot = next(iter(spec.tables.values())).wager
+        if slot in config.paytables:
+            return config.paytables[slot].letter
+    return ""
+
+
 def paytable_rows(configs: Mapping[str, TableConfig], updated_at_ms: int) -> list[PaytableRow]:
     """One row per table and pay table slot, and one per unlettered priced wager."""
     rows: list[PaytableRow] = []
@@ -37,7 +53,7 @@ def paytable_rows(configs: Mapping[str, TableConfig], updated_at_ms: int) -> lis
         for slot, table in sorted(config.paytables.items()):
             rows.append((table_id, slot, table.letter, updated_at_ms))
         for wager in unlettered(config):
-            rows.append((table_id, wager, "", updated_at_ms))
+            rows.append((table_id, wager, priced_by(config, wager), updated_at_ms))
     return rows
 
 
