@@ -25,6 +25,7 @@ from tablewatch.services import (
     worker_query,
 )
 from tablewatch.sim.floor import Floor
+from tablewatch.sim.games import SimulatedGame
 from tests.sim.floors import FIRST_TWO
 
 FAULTS = Path(__file__).parent / "faults"
@@ -139,14 +140,20 @@ class SimulatedFloor:
     rounds: int
 
 
-def simulated_floor(root: Path, tables: int, rounds: int, seed: int) -> SimulatedFloor:
+def simulated_floor(
+    root: Path,
+    tables: int,
+    rounds: int,
+    seed: int,
+    games: tuple[SimulatedGame, ...] = FIRST_TWO,
+) -> SimulatedFloor:
     floor = Floor(
         tables=tables,
         rounds=rounds,
         seed=seed,
         error_rate=0.15,
         jackpot_rate=0.05,
-        games=FIRST_TWO,
+        games=games,
     )
     config = root / "tables.yaml"
     config.write_text(yaml.safe_dump(floor.config, sort_keys=False))

@@ -1,6 +1,6 @@
-"""Replay of a simulated floor judged by the live pipeline: from the worker's store, from
-the events topic and from the files, each gives the live findings (an empty diff), and
-the three give the same findings, byte for byte."""
+"""Replay of a simulated floor of every game judged by the live pipeline: from the worker's
+store, from the events topic and from the files, each gives the live findings (an empty
+diff), and the three give the same findings, byte for byte."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from tablewatch.replay.run import findings_json
 from tablewatch.services import free_port
+from tablewatch.sim.games import played
 from tablewatch.store.client import open_store
 from tests.integration.pipeline import new_deployment, simulated_floor, write_jsonl
 from tests.replay.helpers import query, replay_json
@@ -18,14 +19,19 @@ pytestmark = pytest.mark.integration
 
 
 def test_replays_of_a_live_floor_find_what_it_found(kafka_bootstrap: str, tmp_path: Path) -> None:
-    floor = simulated_floor(tmp_path, tables=4, rounds=240, seed=41)
+    # a table of each game: the live pipeline finds exactly the floor's truth, as replay does
+    floor = simulated_floor(tmp_path, tables=4, rounds=240, seed=41, games=played())
     deployment = new_deployment(kafka_bootstrap, tmp_path, free_port())
     files = write_jsonl(tmp_path / "events.jsonl", floor.events)
     with deployment.worker(floor.config):
         deployment.ingest(files)
         deployment.wait_for_rounds(floor.rounds)
         live_count = int(deployment.query("SELECT count() FROM findings_v")[0][0])
-    assert live_count == len(floor.truth)  # the floor's injected errors, found live
+        deployment_findings = deployment.query("SELECT table_id, round_id, check FROM findings_v")
+    live = {tuple(r) for r in deployment_findings}
+    assert live == floor.truth  # the floor's injected errors, found live: no more, no fewer
+    assert live_count == len(floor.truth)
+    assert {table[:3] for table, _, _ in live} == {"FCP", "LIR", "TCP", "UTH"}
     dsn = f"chdb:///{tmp_path / 'chdb'}"  # the worker's store, the worker stopped
     config = ["--config", str(floor.config), "--dsn", dsn]
     sources = {
