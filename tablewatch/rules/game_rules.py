@@ -155,6 +155,37 @@ class Sections:
     stub_cadence: Mapping[str, str]  # STUB_COUNT_MISSING, by dealing
 
 
+def sections_by_structure(chapter: str) -> Sections:
+    """The sections of a chapter whose text was not read (``chapter``: "649a"), by section
+    number only, from the structure its sibling chapters share (ch. 641a, 643a): .3 cards
+    and decks, .5 the shuffler, .7 wagers and the lockout, .8 a manual shoe, .9 dealing by
+    hand, .10 an automated shoe, .11 procedure and settlement, .12 payout odds, .13
+    irregularities. Never a subsection: none of them was read."""
+
+    def section(number: int) -> str:
+        return f"§ {chapter}.{number}"
+
+    by_dealing = {"manual_shoe": section(8), "hand": section(9), "automated_shoe": section(10)}
+    return Sections(
+        lockout=section(7),
+        one_deck=section(3),
+        deck_change=section(3),
+        shuffler_count=section(5),
+        wagers_offered=section(7),
+        settlement=section(11),
+        envy=section(12),
+        round_end=section(11),
+        void=section(13),
+        misdeal=section(13),
+        early_exposure=section(13),
+        face_up_in_deck=section(13),
+        shoe_fault=section(13),
+        progressive_count=by_dealing,
+        stub_count=by_dealing,
+        stub_cadence=by_dealing,
+    )
+
+
 def dealing_section(by_dealing: Mapping[str, str], dealing: str) -> str:
     """``by_dealing``'s section for ``dealing``; the hand-dealing one for a dealing it lacks."""
     return by_dealing.get(dealing, by_dealing["hand"])

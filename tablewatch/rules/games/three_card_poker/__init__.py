@@ -30,8 +30,8 @@ from tablewatch.rules.game_rules import (
     HouseBonus,
     ProgressiveReset,
     RowsEdge,
-    Sections,
     Wager,
+    sections_by_structure,
 )
 from tablewatch.rules.games.three_card_poker import (
     ante_play_edge,
@@ -47,7 +47,6 @@ from tablewatch.rules.games.three_card_poker.settlement import (
 
 NAME: Final = "three_card_poker"
 _ODDS: Final = paytables.SECTION
-_BY_DEALING: Final = {"manual_shoe": "§ 649a.8", "hand": "§ 649a.9", "automated_shoe": "§ 649a.10"}
 
 RULES: Final = GameRules(
     name=NAME,
@@ -70,24 +69,7 @@ RULES: Final = GameRules(
         progressive_reset=ProgressiveReset("progressive", {}, _ODDS),
         rows=paytables.ROWS,
     ),
-    sections=Sections(
-        lockout="§ 649a.7",
-        one_deck="§ 649a.3",
-        deck_change="§ 649a.3",
-        shuffler_count="§ 649a.5",
-        wagers_offered="§ 649a.7",
-        settlement=PROCEDURE_SECTION,
-        envy=_ODDS,
-        round_end=PROCEDURE_SECTION,
-        void="§ 649a.13",
-        misdeal="§ 649a.13",
-        early_exposure="§ 649a.13",
-        face_up_in_deck="§ 649a.13",
-        shoe_fault="§ 649a.13",
-        progressive_count=_BY_DEALING,
-        stub_count=_BY_DEALING,
-        stub_cadence=_BY_DEALING,
-    ),
+    sections=sections_by_structure("649a"),  # no subsection of these was read
     settle=settle_three_card_poker,
     checks=(
         GameCheck(play_wager_check.CODE, play_wager_check.check),

@@ -34,8 +34,8 @@ from tablewatch.rules.game_rules import (
     MonteCarloEdge,
     ProgressiveReset,
     RowSlot,
-    Sections,
     Wager,
+    sections_by_structure,
 )
 from tablewatch.rules.games.ultimate_texas_holdem import (
     ante_edge,
@@ -59,7 +59,6 @@ from tablewatch.rules.games.ultimate_texas_holdem.settlement import (
 from tablewatch.rules.paytables.rows import METER
 
 NAME: Final = "ultimate_texas_holdem"
-_BY_DEALING: Final = {"manual_shoe": "§ 653a.8", "hand": "§ 653a.9", "automated_shoe": "§ 653a.10"}
 PROGRESSIVE_HANDS: Final = (
     "royal_flush",
     "straight_flush",
@@ -103,24 +102,7 @@ RULES: Final = GameRules(
         progressive_reset=ProgressiveReset("progressive", {}, PROGRESSIVE_SECTION),
         rows={"progressive": RowSlot(PROGRESSIVE_HANDS, PROGRESSIVE_SECTION, METER)},
     ),
-    sections=Sections(
-        lockout="§ 653a.7",
-        one_deck="§ 653a.3",
-        deck_change="§ 653a.3",
-        shuffler_count="§ 653a.5",
-        wagers_offered="§ 653a.7",
-        settlement=PROCEDURE_SECTION,
-        envy="§ 653a.12",
-        round_end=PROCEDURE_SECTION,
-        void="§ 653a.13",
-        misdeal="§ 653a.13",
-        early_exposure="§ 653a.13",
-        face_up_in_deck="§ 653a.13",
-        shoe_fault="§ 653a.13",
-        progressive_count=_BY_DEALING,
-        stub_count=_BY_DEALING,
-        stub_cadence=_BY_DEALING,
-    ),
+    sections=sections_by_structure("653a"),  # no subsection of these was read
     settle=settle_ultimate_texas_holdem,
     checks=(
         GameCheck(play_wager_check.CODE, play_wager_check.check),
