@@ -156,11 +156,11 @@ class Sections:
 
 
 def sections_by_structure(chapter: str) -> Sections:
-    """The sections of a chapter whose text was not read (``chapter``: "649a"), by section
-    number only, from the structure its sibling chapters share (ch. 641a, 643a): .3 cards
-    and decks, .5 the shuffler, .7 wagers and the lockout, .8 a manual shoe, .9 dealing by
-    hand, .10 an automated shoe, .11 procedure and settlement, .12 payout odds, .13
-    irregularities. Never a subsection: none of them was read."""
+    """The sections of a chapter whose text was not read (``chapter``: its number), by
+    section number only, from the structure the chapters whose text was read share: .3
+    cards and decks, .5 the shuffler, .7 wagers and the lockout, .8 a manual shoe, .9
+    dealing by hand, .10 an automated shoe, .11 procedure and settlement, .12 payout
+    odds, .13 irregularities. Never a subsection: none of them was read."""
 
     def section(number: int) -> str:
         return f"§ {chapter}.{number}"
@@ -244,6 +244,19 @@ class DecisionDeadline:
     reveal: RevealKey
     reveal_name: str
     section: str
+
+    def wagered_by(self, view: RoundView, seat: int) -> tuple[int, int]:
+        """The amount of the seat's first closing decision, when made before the reveal (0:
+        a fold, or none: DECISION_MISSING), and that of one made after it (0: none)."""
+        reveal = view.reveals.get(self.reveal)
+        for decision in view.decisions.get(seat, []):
+            if decision.action not in self.closing:
+                continue  # one that closes nothing (a check: a later street decides)
+            amount = decision.amount or 0
+            if reveal is not None and decision.seq > reveal.seq:
+                return 0, amount
+            return amount, 0
+        return 0, 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,6 @@ from typing import Final
 from tablewatch.rules.checks import decision_missing
 from tablewatch.rules.game_rules import (
     Configuration,
-    DecisionDeadline,
     Exposure,
     GameCheck,
     GameRules,
@@ -41,7 +40,7 @@ from tablewatch.rules.games.three_card_poker import (
     words,
 )
 from tablewatch.rules.games.three_card_poker.settlement import (
-    PROCEDURE_SECTION,
+    DEADLINE,
     settle_three_card_poker,
 )
 
@@ -77,13 +76,7 @@ RULES: Final = GameRules(
     ),
     house_bonuses=(HouseBonus("ante_bonus", "an Ante bonus", "Ante"),),
     decision_wagers={"play": "play"},
-    decision_deadline=DecisionDeadline(
-        "ante",
-        ("play", "fold"),
-        ("dealer", None),
-        "the dealer's cards were turned",
-        PROCEDURE_SECTION,
-    ),
+    decision_deadline=DEADLINE,
     envy_wagers=("progressive",),
     envy_unearned="the dealer's",
     edges={

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Final
 
 from tablewatch.rules.cards import CARDS_BY_TEXT
+from tablewatch.rules.game_rules import DecisionDeadline
 from tablewatch.rules.games.three_card_poker.paytables import ANTE_AND_PLAY, SECTION
 from tablewatch.rules.hands import best5of6, strength3
 from tablewatch.rules.paytables.hand_names import five_card_names, three_card_names
@@ -38,10 +39,9 @@ from tablewatch.rules.settlement.expected import (
 from tablewatch.rules.table_config import TableConfig
 
 PROCEDURE_SECTION: Final = "§ 649a.11"
-DEALER_REVEAL: Final = (
-    "dealer",
-    None,
-)  # the reveal that ends the decisions  # play, fold and settlement: by structure, not read
+DEADLINE: Final = DecisionDeadline(  # DECISION_MISSING, and the Play a seat made in time
+    "ante", ("play", "fold"), ("dealer", None), "the dealer's cards were turned", PROCEDURE_SECTION
+)
 # Queen high: the lowest such hand is Q-3-2 of mixed suits.
 QUALIFYING: Final = strength3([CARDS_BY_TEXT[c] for c in ("Qc", "3d", "2h")])
 
@@ -85,7 +85,7 @@ def _settle_seat(
     six: tuple[str, ...] | None,
 ) -> None:
     ante = view.amount(seat, "ante")
-    play, late = play_amount(view, seat)
+    play, late = DEADLINE.wagered_by(view, seat)
     if late:  # made after the dealer's cards were turned: handed back, the seat as folded
         out.add(Expected(seat, "play", "returned", late, PROCEDURE_SECTION))
     folded = ante > 0 and play == 0
@@ -136,20 +136,6 @@ def _ante_and_play(
         if stake:
             odds = ANTE_AND_PLAY if result == "win" else None
             out.add(Expected(seat, bet, result, stake, PROCEDURE_SECTION, odds=odds))
-
-
-def play_amount(view: RoundView, seat: int) -> tuple[int, int]:
-    """The Play wager of the seat's first play-or-fold decision before the dealer's reveal (0:
-    a fold, or none: DECISION_MISSING), and that of a Play made after it (0: none)."""
-    reveal = view.reveals.get(DEALER_REVEAL)
-    for decision in view.decisions.get(seat, []):
-        if decision.action not in ("play", "fold"):
-            continue
-        amount = (decision.amount or 0) if decision.action == "play" else 0
-        if reveal is not None and decision.seq > reveal.seq:
-            return 0, amount
-        return amount, 0
-    return 0, 0
 
 
 def _envy(

@@ -24,7 +24,6 @@ from typing import Final
 from tablewatch.rules.checks import decision_missing
 from tablewatch.rules.game_rules import (
     Configuration,
-    DecisionDeadline,
     ExactEdge,
     Exposure,
     GameCheck,
@@ -53,7 +52,7 @@ from tablewatch.rules.games.ultimate_texas_holdem.paytables import (
     TRIPS_SECTION,
 )
 from tablewatch.rules.games.ultimate_texas_holdem.settlement import (
-    PROCEDURE_SECTION,
+    DEADLINE,
     settle_ultimate_texas_holdem,
 )
 from tablewatch.rules.paytables.rows import METER
@@ -110,13 +109,7 @@ RULES: Final = GameRules(
         GameCheck(decision_missing.CODE, decision_missing.check),
     ),
     decision_wagers={"play": "play"},
-    decision_deadline=DecisionDeadline(
-        "ante",
-        ("play", "fold"),
-        ("dealer", None),
-        "the dealer's cards were turned",
-        PROCEDURE_SECTION,
-    ),
+    decision_deadline=DEADLINE,
     edges={
         "trips": ExactEdge(TRIPS, trips_edge.edge),
         "ante": MonteCarloEdge(ante_edge.edge, BLIND),  # with the Blind's table, by letter

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from tablewatch.rules.game_rules import DecisionDeadline
 from tablewatch.rules.games.ultimate_texas_holdem.paytables import (
     ANTE_AND_PLAY,
     ANTE_PLAY_SECTION,
@@ -46,7 +47,9 @@ PROCEDURE_SECTION: Final = "§ 653a.11"  # folds and the dealer's qualification:
 SEAT_CARDS: Final = 2
 DEALER_CARDS: Final = 2
 COMMUNITY_CARDS: Final = 5
-DEALER_REVEAL: Final = ("dealer", None)
+DEADLINE: Final = DecisionDeadline(  # DECISION_MISSING, and the Play a seat made in time
+    "ante", ("play", "fold"), ("dealer", None), "the dealer's cards were turned", PROCEDURE_SECTION
+)
 
 
 def settle_ultimate_texas_holdem(view: RoundView, config: TableConfig) -> Settlement:
@@ -68,20 +71,6 @@ def settle_ultimate_texas_holdem(view: RoundView, config: TableConfig) -> Settle
     return out
 
 
-def play_amount(view: RoundView, seat: int) -> tuple[int, int]:
-    """The Play of the seat's first play-or-fold decision before the dealer's reveal (0: a
-    fold, or none: DECISION_MISSING), and that of a Play made after it (0: none)."""
-    reveal = view.reveals.get(DEALER_REVEAL)
-    for decision in view.decisions.get(seat, []):
-        if decision.action not in ("play", "fold"):
-            continue  # a check: the next street decides
-        amount = (decision.amount or 0) if decision.action == "play" else 0
-        if reveal is not None and decision.seq > reveal.seq:
-            return 0, amount
-        return amount, 0
-    return 0, 0
-
-
 def _settle_seat(
     out: Settlement,
     view: RoundView,
@@ -93,7 +82,7 @@ def _settle_seat(
     names = five_card_names(hand)
     ante = view.amount(seat, "ante")
     blind = view.amount(seat, "blind")
-    play, late = play_amount(view, seat)
+    play, late = DEADLINE.wagered_by(view, seat)
     if late:  # made after the dealer's cards were turned: handed back, the seat as folded
         out.add(Expected(seat, "play", "returned", late, PROCEDURE_SECTION))
     if not play:
