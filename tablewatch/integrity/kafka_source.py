@@ -1,12 +1,14 @@
 """``tablewatch verify --kafka``: each table's chain recomputed from the events topic.
 
 The topic is read from its start to its end offsets, partition by partition
-in offset order (a table's events are in one partition). A message is
-chained as the worker chains it (``processors/processor.py``): one the
-decoder accepts, whose row the store can hold, and which its table does not
-ignore as a duplicate (an event_id among its last 50,000; a table with no
-configuration ignores none, so ``--config`` tells which tables have one,
-and without it every table is taken as configured).
+in offset order (a table's events are in one partition). What each message
+becomes is decided by the function the worker decides it by
+(:func:`tablewatch.message_fate.message_fate`): one the decoder accepts,
+whose row the store can hold, and which its table does not ignore as a
+duplicate (an event_id among its last 50,000; a table with no configuration
+ignores none, so ``--config`` tells which tables have one, and without it
+every table is taken as configured) is chained. The topic is read once, in
+order: no message is delivered again.
 
 Where a table's chain starts in the topic is the store's word: the Kafka
 coordinates of its first chained row (its events before it were stored
@@ -23,11 +25,9 @@ from typing import TYPE_CHECKING
 
 from tablewatch.integrity.chain import GENESIS, link
 from tablewatch.integrity.verify import RecomputedLink as Link
-from tablewatch.processors.poison import event_problem
-from tablewatch.rules.decode import EventRejected, decode_event
+from tablewatch.message_fate import Duplicate, Redelivered, Refused, TableView, message_fate
 from tablewatch.rules.id_window import IdWindow
 from tablewatch.rules.table import DEDUP_WINDOW
-from tablewatch.store.rows import event_row, event_row_problem
 
 if TYPE_CHECKING:
     from tablewatch.kafka_access import KafkaAccess
@@ -50,7 +50,7 @@ class Anchor:
 
 @dataclass(slots=True)
 class _Table:
-    window: IdWindow = field(default_factory=lambda: IdWindow(DEDUP_WINDOW))
+    window: IdWindow | None  # None: the table has no configuration, and ignores no duplicate
     position: int = 0
     prev: bytes = GENESIS
     started: bool = False
@@ -119,27 +119,33 @@ def recompute(
     partitions whose first messages are gone (partition -> first offset kept)."""
     state: dict[str, _Table] = {}
     truncated: dict[int, int] = {}
+    not_read = TableView(None)  # a table not asked for: its fate is not looked at
+
+    def view(table_id: str, _partition: int) -> TableView:
+        if tables is not None and table_id not in tables:
+            return not_read
+        table = state.get(table_id)
+        if table is None:
+            kept = configured is None or table_id in configured
+            table = state[table_id] = _Table(IdWindow(DEDUP_WINDOW) if kept else None)
+        return TableView(table.window)
+
     for partition, offset, raw in source:
         if offset < 0:
             truncated[partition] = -offset
             continue
-        try:
-            event = decode_event(raw, f"partition {partition} offset {offset}")
-        except EventRejected:
+        fate = message_fate(raw, partition, offset, 0, view)
+        if isinstance(fate, Refused | Redelivered):  # (never delivered again: read once)
             continue
+        event = fate.event
         table_id = event.table_id
         if tables is not None and table_id not in tables:
             continue
-        row = event_row(raw, event, partition, offset, 0)
-        if event_row_problem(row) or event_problem(event):
-            continue
-        table = state.get(table_id)
-        if table is None:
-            table = state[table_id] = _Table()
+        table = state[table_id]
         # ignored as a duplicate (not stored): an event_id among the table's last ones
-        duplicate = (configured is None or table_id in configured) and not table.window.add(
-            event.event_id
-        )
+        duplicate = isinstance(fate, Duplicate)
+        if not duplicate and table.window is not None:
+            table.window.add(event.event_id)  # remembered, as the worker's table does on folding
         if not table.started:
             anchor = anchors.get(table_id)
             if anchor is not None:
@@ -152,6 +158,7 @@ def recompute(
             table.started = True
         elif duplicate:
             continue
+        row = fate.row
         table.position += 1
         table.prev = link(table.prev, table_id, table.position, event.seq, row[6])
         table.links.append(

@@ -12,17 +12,12 @@ recursive parser.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import msgspec
 
-from tablewatch.rules.events import EVENT_TYPES, AnyEvent, Event
-from tablewatch.store.rows import INT_RANGES
+from tablewatch.message_fate import readable_id as readable_id
 from tablewatch.topics import worker_dead_letter
-
-ID_MAX = 64  # the protocol's longest id
-_INT64_MIN, _INT64_MAX = INT_RANGES["Int64"]
-_SMALL = 2**16  # an integer field the decoder keeps within 0 to this is not checked again
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +52,6 @@ class _Ids(msgspec.Struct):
 _read_ids = msgspec.json.Decoder(_Ids).decode
 
 
-def readable_id(value: object) -> str | None:
-    """``value`` if it can stand for an id: a string of 1 to 64 printable characters."""
-    if isinstance(value, str) and 0 < len(value) <= ID_MAX and value.isprintable():
-        return value
-    return None
-
-
 def peek_ids(raw: bytes) -> tuple[str | None, str | None]:
     """The (table_id, event_id) of a message that did not decode, where readable.
 
@@ -78,40 +66,6 @@ def peek_ids(raw: bytes) -> tuple[str | None, str | None]:
             continue
         return readable_id(ids.table_id), readable_id(ids.event_id)
     return None, None
-
-
-def _int_fields(cls: type[Event]) -> tuple[str, ...]:
-    """The integer fields of an event type but ``seq`` (checked on the event's row) and those
-    the decoder keeps to a few digits (seats, indexes): amounts and counts. Checked whatever
-    the decoder's ranges: a wider one must not reach the store."""
-    info = msgspec.inspect.type_info(cls)
-    assert isinstance(info, msgspec.inspect.StructType)
-    names = []
-    for field in info.fields:
-        kinds = field.type.types if isinstance(field.type, msgspec.inspect.UnionType) else (
-            field.type,
-        )  # fmt: skip
-        for kind in kinds:
-            if isinstance(kind, msgspec.inspect.IntType) and field.name != "seq":
-                low = kind.ge if kind.gt is None else kind.gt + 1
-                high = kind.le if kind.lt is None else kind.lt - 1
-                if low is None or high is None or low < 0 or high > _SMALL:
-                    names.append(field.name)
-    return tuple(names)
-
-
-_INT_FIELDS: Final = {cls: _int_fields(cls) for cls in EVENT_TYPES}
-
-
-def event_problem(event: AnyEvent) -> str | None:
-    """Why the store could not hold what ``event`` carries, or None: an amount or a count
-    outside Int64, the type of the store's money columns (its seq and ts are checked on
-    its row)."""
-    for name in _INT_FIELDS[type(event)]:
-        value = getattr(event, name)
-        if value is not None and not _INT64_MIN <= value <= _INT64_MAX:
-            return f"{name} {value} does not fit the store's Int64 columns"
-    return None
 
 
 def dead_letter_record(

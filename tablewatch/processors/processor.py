@@ -45,13 +45,8 @@ from tablewatch.integrity.chain import ChainHead
 from tablewatch.integrity.checkpoints import CheckpointPolicy, advance, sign
 from tablewatch.integrity.keys import Signer
 from tablewatch.integrity.manifest import ManifestSigner, checkpoint_record, entry_of
-from tablewatch.processors.poison import (
-    Origin,
-    dead_letter_record,
-    event_problem,
-    peek_ids,
-    readable_id,
-)
+from tablewatch.message_fate import Chained, Redelivered, Refused, TableView, message_fate
+from tablewatch.processors.poison import Origin, dead_letter_record, peek_ids, readable_id
 from tablewatch.processors.state_codec import (
     chain_snapshot,
     is_chain_only,
@@ -62,7 +57,6 @@ from tablewatch.processors.state_codec import (
 from tablewatch.rules.audit import Auditor
 from tablewatch.rules.checks import event_not_processed
 from tablewatch.rules.config import TableConfig
-from tablewatch.rules.decode import EventRejected, decode_event
 from tablewatch.rules.events import AnyEvent, ms_to_ts
 from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
@@ -77,8 +71,6 @@ from tablewatch.store.rows import (
     RoundRow,
     SettlementRow,
     chained,
-    event_row,
-    event_row_problem,
     finding_row,
     round_rows,
     row_problem,
@@ -300,46 +292,31 @@ class LiveProcessor(Generic[Token]):
     def _handle(self, raw: bytes, partition: int, offset: int, token: Token) -> None:
         now = self.clock()
         self.counters.events += 1
-        batch = self._batch
-        try:
-            event = decode_event(raw, f"partition {partition} offset {offset}")
-        except EventRejected as rejected:
-            origin = Origin(partition, offset, raw, event_id=readable_id(rejected.event_id))
-            self.refuse(origin, "decode", rejected.reason, field=rejected.field)
-            batch.acks.append(token)
+        fate = message_fate(raw, partition, offset, int(now * 1000), self._view)
+        if isinstance(fate, Chained):  # acknowledged once its table is between rounds
+            self._apply(fate, raw, partition, offset, token, now)
             return
-        except Exception as exc:  # the decoder itself failed on these bytes
-            self.refuse(Origin(partition, offset, raw), "decode", f"decoder: {describe(exc)}")
-            batch.acks.append(token)
-            return
-        try:
-            row = event_row(raw, event, partition, offset, int(now * 1000))
-            problem = event_row_problem(row) or event_problem(event)
-        except Exception as exc:
-            problem = f"its row could not be built: {describe(exc)}"
-        if problem is not None:
-            self.refuse(_origin(event, partition, offset, raw), "store", problem)
-            batch.acks.append(token)
-            return
-        if self._applied_before(event.table_id, partition, offset):
-            # applied already (here or in the saved state): its row is stored, and chained
+        if isinstance(fate, Refused):
+            origin = Origin(partition, offset, raw, fate.table_id, fate.event_id)
+            self.refuse(origin, fate.stage, fate.reason, field=fate.field)
+        elif isinstance(fate, Redelivered):  # its row is stored, and chained
             self.counters.redelivered += 1
-            batch.acks.append(token)
-            return
-        if event.table_id in self._unsaved:
-            self._save(event.table_id)  # its state as of its last persist point, before it moves
-        duplicates = self.auditor.stats.duplicates
+        else:  # a Duplicate: the table counts it (its saved state says how many), ignores it
+            self.auditor.feed(fate.event)
+        self._batch.acks.append(token)
+
+    def _apply(
+        self, fate: Chained, raw: bytes, partition: int, offset: int, token: Token, now: float
+    ) -> None:
+        """Chain and store the event's row, fold the event (which remembers its event_id in
+        the table's window) and take what it completed; its message waits for its round."""
+        event, row = fate.event, fate.row
         try:
             outcomes = self.auditor.feed(event)
         except Exception as exc:
             log.exception("judging partition %s offset %s failed", partition, offset)
             self._chain(row, partition, offset)
             self._not_judged(_origin(event, partition, offset, raw), exc, token, now)
-            return
-        if self.auditor.stats.duplicates > duplicates:
-            # ignored, and not stored: its row, of the same key as the original's when its
-            # ts is the same, would replace the row of the event that was judged
-            batch.acks.append(token)
             return
         table_id = event.table_id
         self._chain(row, partition, offset)
@@ -369,24 +346,28 @@ class LiveProcessor(Generic[Token]):
         self.refuse(origin, "judge", reason)
         self._maybe_persist(table_id)
 
-    def _applied_before(self, table_id: str, partition: int, offset: int) -> bool:
-        """Whether the message was applied already: by this process (Kafka delivered it
-        again, e.g. after a seek) or before the saved state was taken."""
+    def _view(self, table_id: str, partition: int) -> TableView:
+        """What the fate of the table's message rests on (:func:`message_fate`): the window
+        of the table's state, restored on first sight, and the offset of the last message
+        it applied (by this process, or before its saved state was taken). Its snapshot
+        as of its last persist point is taken first, before its next event moves it."""
         if table_id not in self._partition:
             self._partition[table_id] = partition
             # restores the saved state, if any, with its chain head
             if self.auditor.ensure_table(table_id) is None or table_id not in self._chains:
                 self._restore_chain(table_id, self._load(table_id))  # no configuration, or new
             self._chains[table_id].partition = partition
-        last = self._offsets.get(table_id)
-        return last is not None and offset <= last
+        if table_id in self._unsaved:
+            self._save(table_id)
+        table = self.auditor.table(table_id)
+        return TableView(None if table is None else table.window, self._offsets.get(table_id))
 
     def _chain(self, row: EventRow, partition: int, offset: int) -> None:
         """Add the event's row to the batch at the next position of its table's chain,
         unless it was chained before (a message delivered again: its row is stored)."""
         table_id = row[0]
         head = self._chains.get(table_id)
-        if head is None:  # never: _applied_before restored it
+        if head is None:  # never: _view restored it
             head = self._chains[table_id] = ChainHead(partition=partition)
         elif head.offset is not None and offset <= head.offset:
             return

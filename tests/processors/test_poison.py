@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from tablewatch import message_fate
 from tablewatch.processors import processor as processor_module
 from tablewatch.processors.processor import FlushBatch, LiveProcessor
 from tablewatch.processors.state_codec import snapshot as real_snapshot
@@ -257,7 +258,7 @@ def test_values_the_store_cannot_hold_are_refused_before_they_are_judged(
         b"year 9999": replace(base, event_id="y9999", ts="9999-01-01T00:00:00.000Z"),
         b"year 1800": replace(base, event_id="y1800", ts="1800-01-01T00:00:00.000Z"),
     }
-    monkeypatch.setattr(processor_module, "decode_event", decoding_as(poisons))
+    monkeypatch.setattr(message_fate, "decode_event", decoding_as(poisons))
     log, placed = log_with(floor, {table_id: list(poisons)})
     deployment = Recorder()
     processor = run(configs, log, deployment)
@@ -566,12 +567,12 @@ def test_a_failure_of_the_worker_itself_never_escapes_handle(
     floor = small_floor()
     configs = parse_config(floor.config)
     processor: LiveProcessor[Token] = LiveProcessor(configs, lambda _: None)
-    monkeypatch.setattr(processor_module, "decode_event", broken)
-    monkeypatch.setattr(processor, "_applied_before", broken)
+    monkeypatch.setattr(message_fate, "decode_event", broken)
+    monkeypatch.setattr(processor, "_view", broken)
     processor.handle(b"[" * 100_000, 0, 0, (0, 0))
-    monkeypatch.setattr(processor_module, "decode_event", decode_event)
+    monkeypatch.setattr(message_fate, "decode_event", decode_event)
     raw = next(encode_event(e) for e in floor.events())
-    processor.handle(raw, 0, 1, (0, 1))  # fails in _applied_before: the worker's own bug
+    processor.handle(raw, 0, 1, (0, 1))  # fails in _view: the worker's own bug
     batch = processor.drain()
     assert batch.acks == [(0, 0), (0, 1)]
     letters = [json.loads(v) for _, v in batch.dead_letters]
