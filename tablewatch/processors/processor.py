@@ -7,6 +7,10 @@ message is acknowledged (its offset may be committed) only after the batch
 that covers it is written, and a round's messages only once the round is
 judged: a worker killed mid-round receives the round again from Kafka.
 
+What each message becomes (refused, delivered again, a duplicate, chained)
+is :func:`tablewatch.message_fate.message_fate`'s, the function by which
+``verify --kafka`` recomputes the chains too.
+
 No message stops it: one it cannot decode, judge or store is dead-lettered
 with the reason and its coordinates, its table gets an EVENT_NOT_PROCESSED
 finding, and the processor goes on (:meth:`LiveProcessor.refuse`). Each
