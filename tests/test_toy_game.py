@@ -9,7 +9,6 @@ name, title and table prefix of their own): what matters is a name no module spe
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from tablewatch.sim.games import choose
 from tablewatch.sim.games.three_card_poker import ThreeCardPoker
 from tablewatch.store.client import connect
 from tests.api.store import FilledStore, fill_store
+from tests.game_copies import copy_of
 
 TOY = "toy_poker"
 TITLE = "Toy Poker"
@@ -35,8 +35,7 @@ TITLE = "Toy Poker"
 
 @pytest.fixture(scope="module")
 def toy() -> Iterator[str]:
-    rules = copy.copy(rules_of("three_card_poker"))
-    rules.name, rules.title = TOY, TITLE
+    rules = copy_of(rules_of("three_card_poker"), name=TOY, title=TITLE)
     register(rules)
     sim_games.register(ThreeCardPoker(rules, prefix="TOY"))
     try:

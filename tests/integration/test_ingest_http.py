@@ -35,6 +35,7 @@ from tablewatch.sim.floor import Floor
 from tablewatch.topics import DEAD_LETTERS, EVENTS, table_key
 from tests.ingest.events import array, edited, table_events
 from tests.ingest.kafka_topics import Record, end_offsets, read_between
+from tests.sim.floors import FIRST_TWO
 
 pytestmark = pytest.mark.integration
 
@@ -113,7 +114,7 @@ def floor_events(run: str, tables: int = 3, rounds: int = 6) -> list[bytes]:
                 e, table_id=f"{run}-{e.table_id}", event_id=f"{run}-{e.event_id}"
             )
         )
-        for e in Floor(tables, rounds, seed=11).events()
+        for e in Floor(tables, rounds, seed=11, games=FIRST_TWO).events()
     ]
 
 

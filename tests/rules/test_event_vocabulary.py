@@ -17,8 +17,8 @@ from tablewatch.rules.decode import (
     decode_whole_lines,
 )
 from tablewatch.rules.events import Decision, TableOpen, Wager
-from tablewatch.rules.game_rules import GameRules
 from tablewatch.rules.game_rules import Wager as LayoutWager
+from tests.game_copies import copy_of
 
 BASE: dict[str, Any] = {
     "v": 1,
@@ -53,18 +53,11 @@ def refusal(raw: bytes) -> tuple[str | None, str]:
 @pytest.fixture
 def toy() -> Iterator[None]:
     """A game of the test's own, with a bet no other game has, registered for the test."""
-    base = games.rules_of("let_it_ride")  # borrowed parts; the toy's own name, bet, decision
-    rules = GameRules(
+    rules = copy_of(
+        games.rules_of("let_it_ride"),
         name="toy_stud",
         title="Toy Stud",
-        chapter="toy",
         wagers=(LayoutWager("toy_ante", None, "toy § 1", always=True),),
-        hand_cards=base.hand_cards,
-        areas=base.areas,
-        exposure=base.exposures,
-        configuration=base.configuration,
-        sections=base.sections,
-        settle=base.settle,
         decision_bets=("toy_ante",),
     )
     games.register(rules)

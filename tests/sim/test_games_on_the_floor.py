@@ -8,7 +8,6 @@ the floor it was before the others joined, byte for byte.
 
 from __future__ import annotations
 
-import copy
 import gzip
 import json
 import random
@@ -33,6 +32,7 @@ from tablewatch.sim.floor import Floor
 from tablewatch.sim.floor_config import floor_config
 from tablewatch.sim.games import choose, played
 from tablewatch.sim.games.three_card_poker import ThreeCardPoker
+from tests.game_copies import copy_of
 from tests.sim.floors import FIRST_TWO_NAMES
 from tests.sim.test_simulated_floor import audit_floor
 
@@ -161,8 +161,7 @@ def test_a_toy_fifth_game_registered_here_is_simulated_and_judged() -> None:
     """A game the registry and the simulator learn in this test alone (played as Three Card
     Poker, under a name and table prefix of its own): its floor's tables, its events and
     its audit, recall = precision = 1.0, with no other file touched."""
-    toy = copy.copy(rules_of("three_card_poker"))
-    toy.name, toy.title = "toy_poker", "Toy Poker"
+    toy = copy_of(rules_of("three_card_poker"), name="toy_poker", title="Toy Poker")
     register(toy)
     try:
         sim_games.register(ThreeCardPoker(toy, prefix="TOY"))

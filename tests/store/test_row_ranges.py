@@ -126,7 +126,7 @@ def test_money_past_int64_and_wrong_types_are_refused() -> None:
     assert "rounds.seats cannot hold 256 (UInt8)" in str(row_problem(ROUNDS, round_row(seats=256)))
     assert "rounds.voided" in str(row_problem(ROUNDS, round_row(voided=None)))
     assert "rounds: 2 values for 15 columns" in str(row_problem(ROUNDS, ("T", "R")))
-    settlement = ("T", "R", "e-1", 1, "bet1", 100, None, None, None, 2**63, TS, TS)
+    settlement = ("T", "R", "e-1", 1, "bet1", 100, None, None, None, 2**63, TS, TS, "g")
     assert "settlements.actual_paid cannot hold" in str(row_problem(SETTLEMENTS, settlement))
     finding = ("f", "T", "", "", "X", "high", "r", None, "", None, None, "m", None, None, TS)
     assert "findings.event_ids cannot hold" in str(row_problem(FINDINGS, finding))
