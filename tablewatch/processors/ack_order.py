@@ -53,6 +53,21 @@ class InOrderAcks(Generic[M]):
         self.acked += acked
         return acked
 
+    def through(self, tickets: Iterable[Ticket[M]]) -> dict[int, int]:
+        """The offset through which each partition of ``tickets`` would be acknowledged
+        once they are released (only partitions that would advance); changes nothing."""
+        mine = {id(ticket) for ticket in tickets}
+        ahead: dict[int, int] = {}
+        for partition, queue in self._queues.items():
+            last = None
+            for ticket in queue:
+                if not (ticket.released or id(ticket) in mine):
+                    break
+                last = ticket.offset
+            if last is not None:
+                ahead[partition] = last
+        return ahead
+
     def forget(self, partitions: Iterable[int]) -> int:
         """Drop the messages of ``partitions`` still waiting (the partitions were revoked:
         Kafka gives them again from the committed offset); returns how many."""

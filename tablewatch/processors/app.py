@@ -40,6 +40,12 @@ from tablewatch.processors.access_control import AccessSettings, WorkerAccess
 from tablewatch.processors.ack_order import InOrderAcks, Ticket
 from tablewatch.processors.batch_writer import BatchWriter, Sinks
 from tablewatch.processors.processor import FlushBatch, LiveProcessor
+from tablewatch.processors.restore_fence import (
+    decode_fence,
+    encode_fence,
+    fence_key,
+    is_fence_key,
+)
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.processors.state_codec import chain_partition
 from tablewatch.processors.stepped_delivery import SteppedDeliveryApp, SteppedDeliveryConsumer
@@ -114,6 +120,7 @@ class Worker:
             broker_heartbeat_interval=max(1.0, settings.session_timeout_s / 10),
         )
         self.app.strict_topics = frozenset({settings.topics.events})
+        self.app.restored_fence = self._restored_fence  # read by the consumer's seek
         raw: dict[str, Any] = {
             "key_type": bytes,
             "value_type": bytes,
@@ -184,6 +191,7 @@ class Worker:
                 self._save_snapshots,
                 self.acks.release,
                 probe=self._probe_store,
+                fence=self._save_fence,
             ),
             refuse=lambda batch, origin, reason: self.processor.refuse(
                 origin, "store", reason, batch=batch
@@ -308,7 +316,7 @@ class Worker:
         if not actives:
             return 0
         for key, value in list(self.state.items()):
-            if not isinstance(value, bytes) or not isinstance(key, bytes):
+            if not isinstance(value, bytes) or not isinstance(key, bytes) or is_fence_key(key):
                 continue
             try:
                 partition = chain_partition(value)
@@ -410,6 +418,31 @@ class Worker:
             sent.append(table.send_changelog(table.partition_for_key(key), key, data))
             table.data[key] = data
         await asyncio.gather(*sent)
+
+    async def _save_fence(self, tickets: list[Ticket[EventT[bytes]]]) -> None:
+        """Write each partition's restore fence (:mod:`.restore_fence`): the offset through
+        which its messages are acknowledged once ``tickets`` are, after their snapshots are
+        in the broker; wait until the broker has it (the acks follow)."""
+        table = self.state
+        await self._changelog_partitions()  # as for the snapshots (see there)
+        sent = []
+        for partition, offset in self.acks.through(tickets).items():
+            key, value = fence_key(partition), encode_fence(offset)
+            sent.append(table.send_changelog(partition, key, value))
+            table.data[key] = value
+        if sent:
+            await asyncio.gather(*sent)
+
+    def _restored_fence(self, partition: int) -> int | None:
+        """The fence of ``partition`` in the restored changelog (None: never fenced)."""
+        value = self.state.get(fence_key(partition))
+        if value is None:
+            return None
+        try:
+            return decode_fence(value, partition)
+        except ValueError as exc:  # read the partition from its start: slow, nothing lost
+            log.error("%s; partition %d is read again from offset 0", exc, partition)
+            return -1
 
     def run(self) -> None:
         """Run the worker until it is stopped (SIGINT/SIGTERM)."""

@@ -1,10 +1,11 @@
 """Writing the worker's batches, one at a time and in order, and what a rebalance leaves of them.
 
-A batch is written in four awaited steps: ClickHouse rows, then the
+A batch is written in five awaited steps: ClickHouse rows, then the
 ``rounds``/``findings``/dead-letter messages, then the tables' snapshots
-(the changelog messages acknowledged by the broker), then the acks. So a
-message's ack, and with it Kafka's committed offset, never passes anything it
-caused, and never passes the snapshot of its table.
+(the changelog messages acknowledged by the broker), then the restore fence
+of its partitions (:mod:`.restore_fence`), then the acks. So a message's ack,
+and with it Kafka's committed offset, never passes anything it caused, and
+never passes the snapshot of its table nor its partition's fence.
 
 Why the snapshots are awaited here: Faust writes a table's changelog through
 a buffer, and its commit flushes that buffer first, but the flush gives up
@@ -67,6 +68,8 @@ class Sinks(Generic[Token]):
     release: Callable[[list[Token]], object]  # the acks
     # a cheap statement on the store: tells "the store is down" from "these rows are bad"
     probe: Callable[[], Awaitable[None]] | None = None
+    # after the snapshots, before the acks: the restore fence of the acks' partitions
+    fence: Callable[[list[Token]], Awaitable[None]] | None = None
 
 
 # Refuse the message at ``origin``, whose rows the store refused, into the batch (its dead
@@ -152,6 +155,13 @@ class BatchWriter(Generic[Token]):
             await self._retrying(
                 "snapshots",
                 lambda: self.sinks.save_snapshots(batch.snapshots),
+                stop=lambda: generation != self.generation,
+            )
+        fence = self.sinks.fence
+        if generation == self.generation and fence is not None and batch.acks:
+            await self._retrying(
+                "snapshots",
+                lambda: fence(batch.acks),
                 stop=lambda: generation != self.generation,
             )
         # a rebalance may have given up on this batch while the snapshots were sent

@@ -12,7 +12,10 @@ against each:
   rest of a batch fetched before the seek then looks like a jump ahead, which
   Faust marks as a gap. The seek runs with the flow stopped, and partitions
   with no committed offset are sent back to offset 0
-  (:meth:`~CommitGuardedConsumer._rewind_uncommitted`).
+  (:meth:`~CommitGuardedConsumer._rewind_uncommitted`); partitions whose
+  restored tables are older than their committed offset are sent back to the
+  message after their restore fence
+  (:meth:`~CommitGuardedConsumer._rewind_to_fence`, :mod:`.restore_fence`).
 - :meth:`CommitGuardedConsumer._add_gap`: a hole in a strict topic is logged
   and counted (``offset_gaps``), never marked as processed; the commit waits
   at it.
@@ -40,6 +43,8 @@ from typing import Any
 from faust.transport.drivers import aiokafka as aiokafka_driver
 from faust.types import TP, Message
 
+from tablewatch.processors.restore_fence import restore_plan
+
 log = logging.getLogger("tablewatch.worker")
 
 
@@ -65,6 +70,7 @@ class CommitGuardedConsumer(aiokafka_driver.Consumer):
         super().__init__(*args, **kwargs)
         self.offset_gaps = 0  # holes found in the app's strict topics (see _add_gap)
         self.acks_refused = 0  # Faust's own acks of strict-topic messages (see ack)
+        self.restores_fenced = 0  # partitions read again from their fence (see perform_seek)
         self._acking_processed = False
 
     def _new_consumer_thread(self) -> aiokafka_driver.AIOKafkaConsumerThread:
@@ -115,6 +121,7 @@ class CommitGuardedConsumer(aiokafka_driver.Consumer):
         try:
             await super().perform_seek()
             await self._rewind_uncommitted()
+            await self._rewind_to_fence()
         finally:
             if resume:
                 self.resume_flow()
@@ -139,6 +146,30 @@ class CommitGuardedConsumer(aiokafka_driver.Consumer):
         if uncommitted:
             log.info("partitions with no committed offset, read from 0: %s", sorted(uncommitted))
             await self.seek_wait({aiokafka_driver.ensure_aiokafka_TP(tp): 0 for tp in uncommitted})
+
+    async def _rewind_to_fence(self) -> None:
+        """Send the strict topics' partitions whose restored tables are older than their
+        committed offset back to the message after their restore fence
+        (:func:`~.restore_fence.restore_plan`): the messages between are folded again, or
+        skipped by the tables that applied them (at or below their state's offset)."""
+        fence = getattr(self.app, "restored_fence", None)
+        if fence is None:
+            return
+        strict = self._strict_topics()
+        seeks = {}
+        for tp in self.assignment():
+            if tp.topic not in strict:
+                continue
+            committed = self._committed_offset.get(tp)
+            resume = restore_plan(fence(tp.partition), committed)
+            if resume is not None:
+                log.warning("partition %s of %s: its tables' states are of offset %d, its "
+                            "committed offset is %s: read again from %d",
+                            tp.partition, tp.topic, resume - 1, committed, resume)  # fmt: skip
+                seeks[aiokafka_driver.ensure_aiokafka_TP(tp)] = resume
+        if seeks:
+            self.restores_fenced += len(seeks)
+            await self.seek_wait(seeks)
 
     async def _add_gap(self, tp: TP, offset_from: int, offset_to: int) -> None:
         """Faust marks offsets missing from a fetch as processed (compacted topics and

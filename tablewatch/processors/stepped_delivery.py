@@ -128,6 +128,9 @@ class SteppedDeliveryApp(faust.App):
 
     # topics whose offsets have no holes: the commit guards' (see .commit_guards)
     strict_topics: frozenset[str] = frozenset()
+    # partition -> its restore fence, read after the seek to the committed offsets
+    # (.restore_fence); None: no fence, partitions are read from their committed offsets
+    restored_fence: Callable[[int], int | None] | None = None
 
     def _new_transport(self) -> TransportT:
         return SteppedDeliveryTransport(self.conf.broker_consumer, self)

@@ -214,6 +214,8 @@ async def metrics_of(worker: WorkerView) -> dict[str, Any]:
         "uncommitted": uncommitted,
         "offset_gaps": getattr(consumer, "offset_gaps", 0),  # holes in the events topic
         "acks_refused": getattr(consumer, "acks_refused", 0),  # Faust's acks of skipped messages
+        # partitions read again from their restore fence (tables restored older than the commit)
+        "restores_fenced": getattr(consumer, "restores_fenced", 0),
         "flushes": worker.batches.flushes,
         "write_seconds": round(worker.batches.write_seconds, 3),
         "stale_batches": worker.batches.stale,

@@ -106,7 +106,7 @@ PRIVATE = [
             "*, commit_interval: Optional[float] = None, "
             "commit_livelock_soft_timeout: Optional[float] = None, "
             "loop: Optional[asyncio.events.AbstractEventLoop] = None, **kwargs: Any) -> None"),
-    Private(CONSUMER, "_committed_offset", "read by commit_guards and web.py (uncommitted)",
+    Private(CONSUMER, "_committed_offset", "read by commit_guards' rewinds, web.py",
             "attribute typing.MutableMapping[faust.types.tuples.TP, typing.Optional[int]]"),
     Private(CONSUMER, "_stopped", "read by SteppedDeliveryConsumer._must_race",
             "attribute mode.utils.locks.Event"),
@@ -120,13 +120,13 @@ PRIVATE = [
             "(self) -> None"),
     Private(CONSUMER, "resume_flow", "called by CommitGuardedConsumer.perform_seek",
             "(self) -> None"),
-    Private(CONSUMER, "seek_wait", "called by CommitGuardedConsumer._rewind_uncommitted",
+    Private(CONSUMER, "seek_wait", "called by CommitGuardedConsumer's two rewinds",
             "(self, partitions: Mapping[faust.types.tuples.TP, int]) -> None"),
-    Private(CONSUMER, "assignment", "called by CommitGuardedConsumer._rewind_uncommitted",
+    Private(CONSUMER, "assignment", "called by CommitGuardedConsumer's two rewinds",
             "(self) -> Set[faust.types.tuples.TP]"),
     Private(CONSUMER, "highwater", "called by web.py (lag, uncommitted)",
             "(self, tp: faust.types.tuples.TP) -> int"),
-    Private(aiokafka_driver, "ensure_aiokafka_TP", "called by _rewind_uncommitted",
+    Private(aiokafka_driver, "ensure_aiokafka_TP", "called by both rewinds",
             "(tp: faust.types.tuples.TP) -> aiokafka.structs.TopicPartition"),
     Private(ConsumerMessage, "ack", "called by CommitGuardedConsumer.ack_processed",
             "(self, consumer: faust.types.tuples._ConsumerT, n: int = 1) -> bool"),
@@ -141,14 +141,15 @@ PRIVATE = [
     Private(aiokafka.AIOKafkaProducer, "partitions_for",
             "called by app.Worker._changelog_partitions (before the first flush and each save)",
             "(self, topic)"),
-    Private(faust.Table, "send_changelog", "called by app.Worker._save_snapshots",
+    Private(faust.Table, "send_changelog", "called by app.Worker._save_snapshots, _save_fence",
             "(self, partition: Optional[int], key: Any, value: Any, "
             "key_serializer: Union[faust.types.codecs.CodecT, str, NoneType] = None, "
             "value_serializer: Union[faust.types.codecs.CodecT, str, NoneType] = None) "
             "-> faust.types.tuples.FutureMessage"),
     Private(faust.Table, "partition_for_key", "called by app.Worker._save_snapshots",
             "(self, key: Any) -> Optional[int]"),
-    Private(faust.Table, "data", "written by app.Worker._save_snapshots", "property"),
+    Private(faust.Table, "data", "written by app.Worker._save_snapshots, _save_fence",
+            "property"),
     # Faust's code that reaches the overrides (see test_the_overrides_are_still_reached)
     Private(faust_consumer.Consumer, "_drain_messages", "calls wait_first and _add_gap",
             "(self, fetcher: mode.types.services.ServiceT) -> None"),
