@@ -16,21 +16,11 @@ import gzip
 import shutil
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from tablewatch.commands.audit import audit
+from tests.audit_json import audit_json
 
 HERE = Path(__file__).resolve().parent
 BASELINE = HERE / "baseline"
 EXAMPLES = HERE.parents[1] / "examples"
-
-
-def _findings(events: Path, config: Path) -> str:
-    result = CliRunner().invoke(
-        audit, [str(events), "--config", str(config), "--format", "json", "--jobs", "1"]
-    )
-    assert result.exit_code == 1, result.stderr
-    return result.stdout
 
 
 def test_the_simulated_floor_is_judged_as_before(tmp_path: Path) -> None:
@@ -39,10 +29,10 @@ def test_the_simulated_floor_is_judged_as_before(tmp_path: Path) -> None:
         shutil.copyfileobj(src, dst)
     expected = (BASELINE / "floor_findings.jsonl").read_text()
     assert len(expected.splitlines()) == 349
-    assert _findings(events, BASELINE / "floor_tables.yaml") == expected
+    assert audit_json(events, BASELINE / "floor_tables.yaml").stdout == expected
 
 
 def test_the_example_shift_is_judged_as_before() -> None:
     expected = (BASELINE / "shift_findings.jsonl").read_text()
     assert len(expected.splitlines()) == 6
-    assert _findings(EXAMPLES / "shift.jsonl", EXAMPLES / "tables.yaml") == expected
+    assert audit_json(EXAMPLES / "shift.jsonl", EXAMPLES / "tables.yaml").stdout == expected

@@ -205,20 +205,12 @@ tables:
 
 @contextmanager
 def registered(rules: GameRules) -> Iterator[None]:
-    """``rules`` registered, standing in for the game of its name if there is one (that game
-    and those after it are registered again after, in their order)."""
-    kept = games.all_rules()
-    names = [r.name for r in kept]
-    later = kept[names.index(rules.name) :] if rules.name in names else ()
-    for rules_after in reversed(later):
-        games.unregister(rules_after.name)
+    """``rules`` registered for the block, unregistered after."""
     games.register(rules)
     try:
         yield
     finally:
         games.unregister(rules.name)
-        for rules_after in later:
-            games.register(rules_after)
 
 
 @pytest.fixture

@@ -9,16 +9,13 @@ flush) per $1. Ch. 649a was not read: every finding cites a section number only.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
-
-from tablewatch.cli import main
 from tablewatch.rules.findings import Finding
 from tablewatch.script import TableScript
+from tests.audit_json import audit_json, findings_of
 from tests.scenarios import audit, rounds
 
 CONFIG: dict[str, Any] = {
@@ -480,19 +477,8 @@ def test_the_audit_command_judges_a_hand_written_round() -> None:
     # Ante wins $5, Play pushes, Pair Plus pays 1 to 1, $5 (settled `lose`: WRONG_PAYOUT).
     # Seat 4 (3s 8c Kh) neither plays nor folds: DECISION_MISSING; its Ante collected as
     # after a fold, rightly.
-    result = CliRunner().invoke(
-        main,
-        [
-            "audit",
-            str(SHIFT / "events.jsonl"),
-            "--config",
-            str(SHIFT / "tables.yaml"),
-            "--format",
-            "json",
-        ],
-    )
-    assert result.exit_code == 1, result.output  # findings
-    found = [json.loads(line) for line in result.stdout.splitlines()]
+    result = audit_json(SHIFT / "events.jsonl", SHIFT / "tables.yaml")
+    found = findings_of(result)
     assert [
         (f["check"], f["regulation"], f["seat"], f["bet"], f["expected"], f["actual"])
         for f in found

@@ -17,20 +17,18 @@ Community Kh Qh 7h 7d 2s; the dealer 9c 4d: a pair of sevens (K Q 9 kickers), qu
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from tablewatch.cli import main
 from tablewatch.rules.config import ConfigError, parse_config
 from tablewatch.rules.games.ultimate_texas_holdem.paytables import BLIND, TRIPS
 from tablewatch.rules.paytables.odds import to
 from tablewatch.script import TableScript
+from tests.audit_json import audit_json, findings_of
 from tests.scenarios import audit, codes, rounds
 
 TABLE = "UTH-G"
@@ -471,19 +469,8 @@ def test_the_audit_command_judges_a_hand_written_round() -> None:
     # (Ah Ad, aces and sevens) plays 4x and wins; Blind A pays no two pair: it pushes, but
     # was paid $10 (WRONG_PAYOUT). Seat 5 (9s 4s, the dealer's hand: a tie) checks, then
     # plays 3x ($15) after the flop, where only 2x ($10) is allowed.
-    result = CliRunner().invoke(
-        main,
-        [
-            "audit",
-            str(SHIFT / "events.jsonl"),
-            "--config",
-            str(SHIFT / "tables.yaml"),
-            "--format",
-            "json",
-        ],
-    )
-    assert result.exit_code == 1, result.output  # findings
-    found = [json.loads(line) for line in result.stdout.splitlines()]
+    result = audit_json(SHIFT / "events.jsonl", SHIFT / "tables.yaml")
+    found = findings_of(result)
     assert [
         (f["check"], f["regulation"], f["seat"], f["bet"], f["expected"], f["actual"])
         for f in found

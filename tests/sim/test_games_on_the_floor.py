@@ -20,7 +20,6 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from tablewatch.commands.audit import audit
 from tablewatch.commands.simulate import simulate
 from tablewatch.rules.cards import parse_cards
 from tablewatch.rules.checks.catalog import PROTOCOL_CHECKS
@@ -32,6 +31,7 @@ from tablewatch.sim.floor import Floor
 from tablewatch.sim.floor_config import floor_config
 from tablewatch.sim.games import choose, played
 from tablewatch.sim.games.three_card_poker import ThreeCardPoker
+from tests.audit_json import audit_json, findings_of
 from tests.game_copies import copy_of
 from tests.sim.floors import FIRST_TWO_NAMES
 from tests.sim.test_simulated_floor import audit_floor
@@ -133,19 +133,11 @@ def test_tablewatch_audit_of_a_four_game_floor_finds_its_truth(tmp_path: Path) -
         ],
     )
     assert made.exit_code == 0, made.output
-    judged = CliRunner().invoke(
-        audit,
-        [
-            str(tmp_path / "events.jsonl"),
-            *("--config", str(tmp_path / "tables.yaml"), "--format", "json", "--jobs", "1"),
-        ],
-    )
-    assert judged.exit_code == 1, judged.output
+    judged = findings_of(audit_json(tmp_path / "events.jsonl", tmp_path / "tables.yaml"))
     truth = [json.loads(line) for line in (tmp_path / "truth.jsonl").read_text().splitlines()]
     named = {(t["table_id"], t["round_id"], t["check"]): t for t in truth}
     found: Counter[tuple[object, ...]] = Counter()
-    for line in judged.stdout.splitlines():
-        f = json.loads(line)
+    for f in judged:
         t = named.get((f["table_id"], f["round_id"], f["check"]), {})
         seat = f["seat"] if t.get("seat") else None
         found[
