@@ -390,9 +390,8 @@ class GameRules:
         self.areas = areas  # areas dealt a fixed number of cards in every round with a wager
         self.wager_areas = wager_areas  # (bet, area): dealt only when that bet is wagered
         # The areas dealt face down until their reveals: one, or several (a dealer and a
-        # community area); ``exposure`` is the first (the simulator exposes its cards).
+        # community area)
         self.exposures = exposure if isinstance(exposure, tuple) else (exposure,)
-        self.exposure = self.exposures[0]
         self.configuration = configuration
         self.sections = sections
         self.settle = settle

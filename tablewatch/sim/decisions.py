@@ -28,6 +28,6 @@ def decide(table: SimTable, wagers: Wagers, dealt: list[Deal], plan: RoundPlan) 
 
 def expose_early(table: SimTable, dealt: list[Deal]) -> None:
     """A card the game keeps face down until its reveal is exposed."""
-    target = table.rules.exposure.target
+    target = table.rules.exposures[0].target  # the first area the game keeps face down
     hidden = [c for to, c, up in dealt if to == target and not up]
     table.t.card_exposed(target, card_text(table.rng.choice(hidden)))

@@ -208,7 +208,7 @@ def void(table: SimTable, wagers: Wagers, plan: RoundPlan) -> None:
 
 
 def _expose_early_void(table: SimTable) -> None:
-    target = table.rules.exposure.target
+    target = table.rules.exposures[0].target  # the first area the game keeps face down
     hidden = [
         e.card
         for e in table.t.events

@@ -30,6 +30,7 @@ THEORETICAL = "theoretical"
 COLUMNS = ("game", "wager", "paytable", "edge", "std_dev", "exact", "hands", "unit", "computed_at")
 ANTE_SAMPLES = 4_000_000
 ANTE_TRAIN_SAMPLES = 4_000_000
+_MONTE_CARLO: dict[str, int] = {"samples": ANTE_SAMPLES, "train_samples": ANTE_TRAIN_SAMPLES}
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +78,6 @@ def figures() -> tuple[Theoretical, ...]:
                 results = [("", spec.compute(game, **_MONTE_CARLO))]
             out.extend(_figure(game, wager, letter, result) for letter, result in results)
     return tuple(out)
-
-
-_MONTE_CARLO: dict[str, int] = {"samples": ANTE_SAMPLES, "train_samples": ANTE_TRAIN_SAMPLES}
 
 
 def _figure(game: str, wager: str, paytable: str, result: EdgeResult) -> Theoretical:
