@@ -143,6 +143,12 @@ MONEY_OF: Final[dict[str, Shown]] = {
     "SEQUENCE_REGRESSION": _none,
     "EVENT_NOT_PROCESSED": _none,
     "ROUND_ID_REUSED": _none,
+    # patterns across rounds: a statistic, its money in the message's rounds
+    "ADVANTAGE_PLAY_SUSPECTED": _none,
+    "DEALER_FAVOURS_SEAT": _none,
+    "DEALER_ERROR_RATE_HIGH": _none,
+    "HOLD_OUT_OF_BAND": _none,
+    "METER_INCREMENT_WRONG": _none,
 }
 
 

@@ -1,7 +1,8 @@
 """Every check code this service reports, with its severity and what it means.
 
 The first block is the protocol's Findings table (``docs/protocol.md``):
-names and meanings are a contract. The second block is this service's own.
+names and meanings are a contract. The second block is this service's own; the
+third, its own too, the patterns across rounds (``tablewatch.patterns``).
 Severities: ``critical`` money went to the wrong place; ``high`` a procedure
 that protects the game's integrity was broken; ``medium`` a control was
 missed or the record is incomplete; ``low`` worth a look.
@@ -104,4 +105,37 @@ OWN_CHECKS: Final = _catalog(
     ),
 )
 
-CHECKS: Final[dict[str, Check]] = {**PROTOCOL_CHECKS, **OWN_CHECKS}
+# This service's own too: patterns across many rounds (tablewatch.patterns), each a
+# statistic past its threshold, resting on no regulation section (patterns.finding.BASIS).
+PATTERN_CHECKS: Final = _catalog(
+    Check(
+        "ADVANTAGE_PLAY_SUSPECTED",
+        "high",
+        "a player whose decisions track the hidden cards beyond chance (statistical test)",
+    ),
+    Check(
+        "DEALER_FAVOURS_SEAT",
+        "high",
+        "a dealer's money errors in the players' favour concentrated on one seat or player "
+        "beyond chance (statistical test)",
+    ),
+    Check(
+        "DEALER_ERROR_RATE_HIGH",
+        "medium",
+        "a dealer's rate of one check's findings far above the floor's (statistical test)",
+    ),
+    Check(
+        "HOLD_OUT_OF_BAND",
+        "high",
+        "a table's hold over a shift out of the band its game's edge and variance allow "
+        "(statistical test)",
+    ),
+    Check(
+        "METER_INCREMENT_WRONG",
+        "high",
+        "a progressive meter's increments off the rate of progression times the progressive "
+        "wagers accepted",
+    ),
+)
+
+CHECKS: Final[dict[str, Check]] = {**PROTOCOL_CHECKS, **OWN_CHECKS, **PATTERN_CHECKS}
