@@ -16,6 +16,7 @@ from typing import Any, Final, TypeVar
 import msgspec
 
 from tablewatch.rules.config_optional import SIGNING_OFF, parse_optional
+from tablewatch.rules.config_patterns import DEFAULT_PATTERNS, parse_patterns
 from tablewatch.rules.config_schema import RawTable
 from tablewatch.rules.game_rules import Configuration, EnvyChoice, GameRules, LetteredSlot
 from tablewatch.rules.games import UnknownGame, all_rules, names, rules_of
@@ -161,6 +162,11 @@ def parse_table(table_id: str, raw: Any) -> TableConfig:
     if fixed is not None and fixed.with_slot in paytables:
         envy = dict(fixed.per_dollar)
     _check_optional(refuse, spec)
+    patterns = DEFAULT_PATTERNS
+    try:
+        patterns = parse_patterns(spec.patterns)
+    except ValueError as exc:
+        refuse.add(str(exc), "patterns")
     if refuse.problems:
         raise refuse.error()
     optional = parse_optional(spec.pit, spec.cameras, spec.signing, spec.keys)
@@ -180,6 +186,7 @@ def parse_table(table_id: str, raw: Any) -> TableConfig:
         cameras=optional.cameras,
         signing=optional.signing,
         keys=optional.keys,
+        patterns=patterns,
     )
 
 

@@ -26,3 +26,5 @@ class RawTable(msgspec.Struct, forbid_unknown_fields=True):
     cameras: Any = None
     signing: Any = "off"
     keys: Any = None
+    # the thresholds of the patterns across rounds: checked by rules/config_patterns.py
+    patterns: Any = None

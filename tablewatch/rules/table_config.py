@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from tablewatch.rules.config_patterns import DEFAULT_PATTERNS, PatternSettings
 from tablewatch.rules.game_rules import GameRules
 from tablewatch.rules.paytables.table import PayTable
 
@@ -29,6 +30,8 @@ class TableConfig:
     cameras: tuple[str, ...] = ()  # the ids of the cameras on it
     signing: str = "off"  # "required": ingest accepts only events signed with one of `keys`
     keys: Mapping[str, str] = field(default_factory=dict)  # kid -> env variable, file order
+    # the thresholds of the patterns across rounds (rules/config_patterns.py)
+    patterns: PatternSettings = DEFAULT_PATTERNS
 
     @property
     def signing_required(self) -> bool:
