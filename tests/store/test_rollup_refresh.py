@@ -1,0 +1,158 @@
+"""The rollups kept by a refresh step off the insert path (migration 0019,
+tablewatch/store/rollups.py): the same rows as the materialized views gave, no view left
+on an insert, the watermark's window and its overlap, the migration repeated halfway."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clickhouse_connect.driver.client import Client
+
+from tablewatch.sim.floor import Floor
+from tablewatch.store.client import connect
+from tablewatch.store.hold_lines import sync_hold_lines
+from tablewatch.store.migrate import available, migrate, should_run
+from tablewatch.store.rollups import ROLLUPS, refresh_rollups, watermarks
+from tablewatch.store.rows import FINDING_COLUMNS
+from tablewatch.store.writer import StoreWriter
+from tests.store.conftest import dsn_of
+from tests.store.helpers import JUDGED_AT, Audited, audit_floor
+from tests.store.test_partitions_migration import migrate_before
+
+REFRESHED = "0019"
+
+# each rollup's content as a reader sees it: its rows merged, one per key
+CONTENT = {
+    "findings_by_minute": "SELECT minute, table_id, check, severity, uniqExactMerge(ids), "
+    "max(last_ts) FROM findings_by_minute GROUP BY minute, table_id, check, severity "
+    "ORDER BY ALL",
+    "rounds_by_hour": "SELECT hour, table_id, any(game), uniqExactMerge(rounds), max(last_end) "
+    "FROM rounds_by_hour GROUP BY hour, table_id ORDER BY ALL",
+    "table_activity": "SELECT hour, table_id, max(last_event_ts), max(last_stored), "
+    "max(last_seq) FROM table_activity GROUP BY hour, table_id ORDER BY ALL",
+    "hold_by_round": "SELECT table_id, game, wager, round_id, start_event_id, start_ts, hands, "
+    "units, unit_squares, house_win, judged_at FROM hold_by_round FINAL ORDER BY ALL",
+    "procedure_events": "SELECT * FROM procedure_events FINAL ORDER BY ALL",
+    "round_judgements": "SELECT table_id, round_id, start_event_id, max(judged_at) "
+    "FROM round_judgements GROUP BY table_id, round_id, start_event_id ORDER BY ALL",
+    # finding_rows: a sum under the views, a maximum of counts now; read only as > 0
+    "round_index": "SELECT table_id, round_id, min(first_ts), max(last_ts), "
+    "toString(maxMap(judged)), max(finding_rows) > 0, max(kept) FROM round_index "
+    "GROUP BY table_id, round_id ORDER BY ALL",
+}
+
+
+@pytest.fixture(scope="module")
+def audited() -> Audited:
+    # every game (its hold wagers, progressive settles, shuffles, meters), findings
+    return audit_floor(Floor(tables=8, rounds=160, seed=5, error_rate=0.25, jackpot_rate=0.2))
+
+
+def write_floor(client: Client, audited: Audited, between: Any = None) -> None:
+    """The floor written, written again (a retried batch), then judged again a minute
+    later; ``between()`` runs after each write."""
+    writer = StoreWriter(client)
+    for judged_at in (JUDGED_AT, JUDGED_AT, JUDGED_AT + 60_000):
+        writer.insert_batch(audited.batch(judged_at_ms=judged_at))
+        if between is not None:
+            between()
+
+
+def contents(client: Client) -> dict[str, list[tuple[Any, ...]]]:
+    return {
+        name: [tuple(row) for row in client.query(sql).result_rows] for name, sql in CONTENT.items()
+    }
+
+
+def one(client: Client, sql: str) -> int:
+    return int(client.query(sql).result_rows[0][0])
+
+
+def test_refreshed_rollups_hold_what_the_views_gave(tmp_path: Path, audited: Audited) -> None:
+    viewed = connect(dsn_of(tmp_path / "views"))
+    try:
+        migrate_before(viewed, REFRESHED)
+        sync_hold_lines(viewed)
+        write_floor(viewed, audited)
+        by_views = contents(viewed)
+    finally:
+        viewed.close()
+    refreshed = connect(dsn_of(tmp_path / "refreshed"))
+    try:
+        migrate(refreshed)
+        # refreshed after each write, with no overlap: each refresh reads only its window
+        write_floor(refreshed, audited, lambda: refresh_rollups(refreshed, overlap_ms=0))
+        by_refresh = contents(refreshed)
+    finally:
+        refreshed.close()
+    assert set(CONTENT) == set(ROLLUPS)
+    for name in ROLLUPS:
+        assert by_views[name], f"{name}: the floor filled nothing to compare"
+        assert by_refresh[name] == by_views[name], name
+
+
+def test_an_insert_writes_the_facts_only(store: Client, audited: Audited) -> None:
+    views = store.query(
+        "SELECT name FROM system.tables WHERE database = currentDatabase() "
+        "AND engine = 'MaterializedView'"
+    ).result_rows
+    assert views == []
+    StoreWriter(store).insert_batch(audited.batch())
+    assert one(store, "SELECT count() FROM findings_by_minute") == 0
+    assert one(store, "SELECT count() FROM round_index") == 0
+    refresh_rollups(store)
+    assert one(store, "SELECT count() FROM findings_by_minute") > 0
+    assert one(store, "SELECT count() FROM round_index") > 0
+
+
+def _finding(finding_id: str, stored_at_ms: int) -> list[object]:
+    row: dict[str, object] = {
+        "finding_id": finding_id, "table_id": "T1", "round_id": "", "start_event_id": "",
+        "check": "late_check", "severity": "high", "regulation": "", "seat": None, "bet": "",
+        "expected": None, "actual": None, "message": "m", "event_ids": [],
+        "ts": JUDGED_AT, "judged_at": JUDGED_AT,
+    }  # fmt: skip
+    return [*(row[c] for c in FINDING_COLUMNS), stored_at_ms]
+
+
+def test_a_refresh_reads_since_its_watermark_less_the_overlap(store: Client) -> None:
+    store.command("TRUNCATE TABLE rollup_watermarks")  # the migration's marks set aside
+    refresh_rollups(store, overlap_ms=10_000)
+    mark = watermarks(store)["findings_by_minute"]
+    columns = [*FINDING_COLUMNS, "stored_at"]
+    # an insert stamped before the refresh read up to, made visible only after it ran
+    # (another worker's insert under way), and one stamped before the overlap
+    store.insert("findings", [_finding("late", mark - 5_000)], column_names=columns)
+    store.insert("findings", [_finding("old", mark - 60_000)], column_names=columns)
+    refresh_rollups(store, overlap_ms=10_000)
+    rows = store.query(
+        "SELECT uniqExactMerge(ids) FROM findings_by_minute WHERE check = 'late_check'"
+    ).result_rows
+    assert rows == [(1,)]  # the late insert read; the old one was before the window
+    refresh_rollups(store, overlap_ms=10_000)  # read again within the overlap: counted once
+    assert store.query(
+        "SELECT uniqExactMerge(ids) FROM findings_by_minute WHERE check = 'late_check'"
+    ).result_rows == [(1,)]
+
+
+def test_0019_repeated_after_stopping_halfway_keeps_old_rows_old(
+    bare_store: Client, audited: Audited
+) -> None:
+    migrate_before(bare_store, REFRESHED)
+    StoreWriter(bare_store).insert_batch(audited.batch())
+    (migration,) = [m for m in available() if m.version == REFRESHED]
+    statements = migration.statements()
+    stop = next(i for i, s in enumerate(statements) if "DEFAULT now64(3)" in s) + 1
+    for statement in statements[:stop]:  # stopped after the first default changed
+        if should_run(bare_store, statement):
+            bare_store.command(statement)
+    migrate(bare_store)  # the whole file again, then recorded
+    for table in ("raw_events", "rounds", "settlements", "findings"):
+        newest = one(bare_store, f"SELECT toUnixTimestamp64Milli(max(stored_at)) FROM {table}")
+        assert newest == 0, table  # stored before 0019: the constant, not "now"
+    assert sorted(watermarks(bare_store)) == sorted(ROLLUPS)
+    before = contents(bare_store)
+    refresh_rollups(bare_store)  # nothing stored since: the views' rows stay as they were
+    assert contents(bare_store) == before
