@@ -168,7 +168,7 @@ def test_every_problem_of_every_table_is_reported() -> None:
     assert problems == [
         "table LIR-07: unknown key `colour` (a table's keys: game, paytables, "
         "counting_shuffler, payout_limit, progressive_reset, progressive_rate, dealing, pit, "
-        "cameras, signing, keys)",
+        "cameras, signing, keys, patterns)",
         "table LIR-07: paytables.main: 'C' is not a pay table of § 643a.12(a) (choose one of A, B)",
         "table LIR-07: paytables.three_card_bonus: 'G' is not a pay table of § 643a.12(c) "
         "(choose one of A, B, C, D, E, F)",
