@@ -117,8 +117,8 @@ class TableScript:
         self.round_id = round_id
         return self._emit(ev.RoundStart, deck_id=deck_id, dealer_id=dealer_id)
 
-    def wager(self, seat: int, bet: str, amount: int) -> ev.AnyEvent:
-        return self._emit(ev.Wager, seat=seat, bet=bet, amount=amount)
+    def wager(self, seat: int, bet: str, amount: int, player_id: str | None = None) -> ev.AnyEvent:
+        return self._emit(ev.Wager, seat=seat, bet=bet, amount=amount, player_id=player_id)
 
     def wager_removed(self, seat: int, bet: str) -> ev.AnyEvent:
         return self._emit(ev.WagerRemoved, seat=seat, bet=bet)

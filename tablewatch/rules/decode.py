@@ -63,7 +63,17 @@ _VALUE_REASONS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Integer value out of range", f"seq too large: seq is at least 1 and {_BELOW_LIMIT}"),
     ),
 }
-for _name in ("event_id", "table_id", "round_id", "deck_id", "dealer_id", "config", "kid", "sig"):
+for _name in (
+    "event_id",
+    "table_id",
+    "round_id",
+    "deck_id",
+    "dealer_id",
+    "config",
+    "kid",
+    "sig",
+    "player_id",
+):
     _VALUE_REASONS[_name] = (
         ("Expected `str` of length >= 1", f"empty: {_ID_RULE}"),
         ("Expected `str` of length <=", f"longer than {ID_MAX_LENGTH} characters: {_ID_RULE}"),

@@ -341,6 +341,9 @@ class Wager(RoundEvent, tag="wager", frozen=True, kw_only=True):
     seat: Seat
     bet: str  # a registered game's bet: checked by the decoder (bet_problem)
     amount: PositiveCents
+    # TableWatch's extension (docs/rules.md, "Player ids"): the opaque id of the player's
+    # tracking card, 1 to 64 printable characters; absent, the player is known by seat.
+    player_id: Name | None = None
 
 
 class WagerRemoved(RoundEvent, tag="wager_removed", frozen=True, kw_only=True):

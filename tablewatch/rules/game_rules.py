@@ -333,6 +333,46 @@ class HandWords:
     dealer: Callable[[Sequence[str], Mapping[str, Sequence[str]]], str | None]
 
 
+@dataclass(frozen=True, slots=True)
+class DecisionValue:
+    """One decision a seat made, valued in units of its main stake (the Ante, the bet).
+
+    ``options``: what the seat could do at that point (``taken`` one of them,
+    ``strategy`` the game's known strategy's choice). Per option, in ``options``'
+    order: ``seen`` its expected value with what the player could see (his cards,
+    the community cards turned), ``first_card`` with the dealer's first card known
+    too (a hole-carder's view), ``hidden`` with every hidden card known (the dealer's
+    cards, the community cards to come); ``chance_best`` the share of the dealer's
+    possible first cards (given what the player saw) for which that option is the
+    best one (ties go to the strategy's). ``best_first``: the option best with the
+    dealer's actual first card known. ``event_id``: the decision's event.
+    """
+
+    seat: int
+    event_id: str
+    point: str  # when the decision is made: "play or fold", "after the river", ...
+    options: tuple[str, ...]
+    taken: str
+    strategy: str
+    seen: tuple[float, ...]
+    first_card: tuple[float, ...]
+    hidden: tuple[float, ...]
+    chance_best: tuple[float, ...]
+    best_first: str
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionValues:
+    """How a game values its players' decisions (``value(view, config)``: every decision of
+    a round's seats, in seat order), against which known strategy (``strategy``, in
+    words, as ``source`` states it) and how exactly (``method``)."""
+
+    strategy: str
+    source: str  # the module of the game package whose strategy it is
+    method: str  # "exact over ..." or a stated Monte-Carlo
+    value: Callable[[RoundView, TableConfig], tuple[DecisionValue, ...]]
+
+
 NO_DECISION_WAGERS: dict[str, str] = {}
 NO_EDGES: dict[str, WagerEdge] = {}
 
@@ -353,7 +393,8 @@ class GameRules:
     prices, by name. ``decision_deadline``: the decision a seat owes before a
     reveal (DECISION_MISSING), if any. ``house_bonuses``: the bonuses the house pays
     with no wager of their own (:class:`HouseBonus`). ``hold``: the wagers the hold rollups
-    count (:class:`HoldWager`); ``words``: how its hands are named (:class:`HandWords`).
+    count (:class:`HoldWager`); ``words``: how its hands are named (:class:`HandWords`);
+    ``decision_values``: how its players' decisions are valued (:class:`DecisionValues`).
     """
 
     def __init__(
@@ -381,6 +422,7 @@ class GameRules:
         house_bonuses: tuple[HouseBonus, ...] = (),
         hold: tuple[HoldWager, ...] = (),
         words: HandWords | None = None,
+        decision_values: DecisionValues | None = None,
     ) -> None:
         self.name = name  # as the protocol and the configuration write it
         self.title = title  # as people write it, capitalised
@@ -407,6 +449,8 @@ class GameRules:
         self.house_bonus_of: dict[str, HouseBonus] = {b.bet: b for b in house_bonuses}
         self.hold = hold  # the priced wagers the hold rollups count
         self.words = words  # its hands in words (the round's reconstruction); None: unnamed
+        # its players' decisions valued against the known strategy; None: not valued
+        self.decision_values = decision_values
         # Derived once: read by the checks of every round.
         self.always_offered = frozenset(w.bet for w in wagers if w.always)
         self.never_wagered = frozenset(w.bet for w in wagers if not w.placed)

@@ -34,6 +34,7 @@ from tablewatch.rules.game_rules import (
 )
 from tablewatch.rules.games.three_card_poker import (
     ante_play_edge,
+    decision_values,
     paytables,
     play_wager_check,
     side_bet_edges,
@@ -92,4 +93,5 @@ RULES: Final = GameRules(
         HoldWager("six_card_bonus", ("six_card_bonus",), "six_card_bonus"),
     ),
     words=words.WORDS,
+    decision_values=decision_values.VALUES,
 )
