@@ -15,6 +15,7 @@ from tablewatch.rules.config import parse_config
 from tablewatch.rules.events import AnyEvent, ms_to_ts, ts_to_ms
 from tablewatch.sim.floor_config import floor_config
 from tablewatch.sim.games import SimulatedGame, played
+from tablewatch.sim.players import HoleCarder
 from tablewatch.sim.table_sim import TableSim, Truth
 
 FLOOR_START = "2026-11-29T18:00:00.000Z"
@@ -28,6 +29,7 @@ class Floor:
     error_rate: float = 0.0
     jackpot_rate: float = 0.0
     games: tuple[SimulatedGame, ...] = ()  # in the order the tables take them; () every one
+    hole_carders: tuple[HoleCarder, ...] = ()  # advantage players injected, at their tables
     config: dict[str, Any] = field(init=False)
     sims: list[TableSim] = field(init=False)
 
@@ -48,6 +50,16 @@ class Floor:
             )
             for table_id in self.config["tables"]
         ]
+        for carder in self.hole_carders:
+            if not 0 <= carder.table < len(self.sims):
+                raise ValueError(f"hole-carder: table {carder.table} is not 0 to {self.tables - 1}")
+            table = self.sims[carder.table].table
+            if not table.game.hole_carding:
+                raise ValueError(
+                    f"hole-carder: table {carder.table} ({table.config.table_id}) plays "
+                    f"{table.rules.title}, where no hole-carder is simulated"
+                )
+            table.hole_carder = carder
 
     def rounds_of(self, index: int) -> int:
         share, extra = divmod(self.rounds, self.tables)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 UNITS = (500, 500, 1000, 1000, 1500, 2500, 2500, 5000, 10_000, 25_000)
 
@@ -15,6 +15,39 @@ class Player:
     progressive_rate: float
     progressive_chip: int  # $1 or $5
     side_bet_only: bool  # plays a side wager alone where the game allows it
+
+
+@dataclass(slots=True)
+class HoleCarder:
+    """A player who sees the dealer's first card in a share ``sees`` of rounds and then takes
+    the option best with it known (else plays as the other players do), at ``seat`` of the
+    floor's table ``table`` (its index, from 0) every round; his wagers carry ``player_id``
+    when given. His own random stream (``seed``) decides when he sees the card, so the
+    table's deal is that of the same floor without him."""
+
+    table: int
+    seat: int
+    sees: float
+    player_id: str | None = None
+    seed: int = 0
+    rng: random.Random = field(init=False, repr=False)
+    player: Player = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.sees <= 1:
+            raise ValueError(f"hole-carder: sees {self.sees:g} is not in [0, 1]")
+        if not 1 <= self.seat <= 7:
+            raise ValueError(f"hole-carder: seat {self.seat} is not 1 to 7")
+        self.rng = random.Random(self.seed)
+        self.player = Player(2500, 0.0, 0.0, 100, False)
+
+    def sit(self, seats: dict[int, Player]) -> dict[int, Player]:
+        """The round's seats with him in his."""
+        return dict(sorted({**seats, self.seat: self.player}.items()))
+
+    def looks(self) -> bool:
+        """Whether he sees the dealer's first card this round."""
+        return self.rng.random() < self.sees
 
 
 class Seating:

@@ -79,6 +79,8 @@ class TableSim:
         if table.stubless == 4 and table.forgetting_stub:
             table.record("STUB_COUNT_MISSING")
         seats = table.seating.next_round()
+        if table.hole_carder is not None:
+            seats = table.hole_carder.sit(seats)
         wagers = wagering.place_wagers(table, seats, plan)
         wagering.lockout(table, wagers, plan)
         dealt = deal_round(table, wagers, plan)

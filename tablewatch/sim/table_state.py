@@ -14,7 +14,7 @@ from tablewatch.rules.events import ms_to_ts
 from tablewatch.rules.table_config import TableConfig
 from tablewatch.script import TableScript
 from tablewatch.sim.games import SimulatedGame, simulated
-from tablewatch.sim.players import Seating
+from tablewatch.sim.players import HoleCarder, Seating
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,12 @@ class SimTable:
         self.stub_due = self.rng.randint(1, 4)
         self.forgetting_stub = False  # an injected STUB_COUNT_MISSING under way
         self.face_up_card: int | None = None  # found face up in the deck this round
+        self.hole_carder: HoleCarder | None = None  # an injected advantage player
+
+    def player_id(self, seat: int) -> str | None:
+        """The tracking-card id the seat's wagers carry (the hole-carder's), if any."""
+        carder = self.hole_carder
+        return carder.player_id if carder is not None and carder.seat == seat else None
 
     def _uuid(self) -> str:
         return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))

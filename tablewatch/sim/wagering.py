@@ -34,10 +34,10 @@ def place_wagers(table: SimTable, seats: dict[int, Player], plan: RoundPlan) -> 
     for (seat, bet), amount in wagers.items():
         if rng.random() < 0.03 and amount >= 200 and bet in side:
             half = amount // 2
-            table.t.wager(seat, bet, half)
-            table.t.wager(seat, bet, amount - half)  # added to before the lockout
+            table.t.wager(seat, bet, half, table.player_id(seat))
+            table.t.wager(seat, bet, amount - half, table.player_id(seat))  # added to
         else:
-            table.t.wager(seat, bet, amount)
+            table.t.wager(seat, bet, amount, table.player_id(seat))
     removable = [k for k in wagers if k[1] in side]
     if removable and rng.random() < 0.03:
         seat, bet = rng.choice(removable)

@@ -33,6 +33,7 @@ class SimulatedGame(ABC):
     rules: GameRules  # the game's descriptor
     prefix: str  # of its table ids on the simulated floor ("LIR" -> "LIR-01")
     side_bets: tuple[str, ...]  # side wagers placed in two steps, taken back, or placed late
+    hole_carding: bool = False  # an injected hole-carder (players.HoleCarder) plays it
 
     def late_bets(self, config: TableConfig) -> list[str]:
         """The side wagers the table offers (a late wager is one of them)."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 from tablewatch.rules.cards import Card, parse_cards
 from tablewatch.rules.game_rules import GameRules
 from tablewatch.rules.games import rules_of
+from tablewatch.rules.games.three_card_poker.decision_values import best_with_first, bonus_net
 from tablewatch.rules.hands import strength3
 from tablewatch.rules.settlement.expected import distinct
 from tablewatch.sim.dealing import cards_of
@@ -43,6 +44,7 @@ class ThreeCardPoker(SimulatedGame):
     test's toy game played the same way, with its ``prefix``)."""
 
     side_bets = ("pair_plus", "six_card_bonus")
+    hole_carding = True
 
     def __init__(self, rules: GameRules | None = None, prefix: str = "TCP") -> None:
         self.rules = rules or rules_of(NAME)
@@ -141,7 +143,11 @@ class ThreeCardPoker(SimulatedGame):
             if code == "DECISION_MISSING" and inject is not None and inject.seat == seat:
                 table.record("DECISION_MISSING", seat)
                 continue
-            play = plays(cards_of(dealt, f"seat:{seat}"))
+            hand = cards_of(dealt, f"seat:{seat}")
+            play = plays(hand)
+            carder = table.hole_carder
+            if carder is not None and carder.seat == seat and carder.looks():
+                play = plays_seeing(table, hand, cards_of(dealt, "dealer"))
             amount = ante
             if code == "PLAY_WAGER_OUT_OF_RANGE" and inject is not None and inject.seat == seat:
                 play = True
@@ -163,6 +169,16 @@ def plays(cards: Sequence[Card]) -> bool:
     if len(cards) != 3 or not distinct(cards):
         return True
     return strength3(cards) >= QUEEN_SIX_FOUR
+
+
+def plays_seeing(table: SimTable, hand: Sequence[Card], dealer: Sequence[Card]) -> bool:
+    """A hole-carder's play, the dealer's first card seen: the option best with it known (a
+    hand with no rank plays as :func:`plays` says)."""
+    if len(hand) != 3 or not distinct(hand) or not dealer:
+        return plays(hand)
+    key = tuple(sorted(hand))
+    bonus = bonus_net(table.config, tuple(hand))
+    return best_with_first((key[0], key[1], key[2]), bonus, dealer[0]) == "play"
 
 
 def _cards(text: str) -> list[Card]:

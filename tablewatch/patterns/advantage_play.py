@@ -1,0 +1,195 @@
+"""ADVANTAGE_PLAY_SUSPECTED: a player whose decisions track the dealer's first card.
+
+A sequential likelihood-ratio test per unit (the player's tracking-card id when
+his wagers carry one, else ``table:dealer:seat``, the seat within one dealer's
+down). Each decision the game values (its descriptor's ``decision_values``)
+adds the log of
+
+    P(the dealer's first card | the option taken, what the player saw; he sees it)
+    ---------------------------------------------------------------------------
+    P(the dealer's first card | the option taken, what the player saw; he does not)
+
+The alternative: with probability ``sees`` (p) the player saw the dealer's
+first card and took the option best with it known; otherwise he played the
+game's known strategy, erring with probability ``error_rate`` (ε). The
+increment of a decision whose option is ``a`` (the strategy's own ``s`` or
+another), ``b`` the option best with the dealer's actual first card known and
+``q`` the share of the first cards the dealer could hold for which ``a`` is
+best, is
+
+    log[(p·[a = b] + (1 - p)·σ) / (p·q + (1 - p)·σ)],  σ = 1 - ε if a = s, else ε / (k - 1)
+
+(k options). Where the option taken is best whatever the first card (q = 1)
+the increment is 0: only decisions where seeing the card could change the play
+weigh.
+
+The null hypothesis is that the decision does not depend on the dealer's first
+card given what the player saw, whatever the player's own strategy (the known
+one, another, mistakes): the first card is then uniform over the cards the
+player did not see, so each increment's exponential has mean exactly 1 and the
+statistic's exponential is a martingale of mean 1. By Ville's inequality an
+honest unit ever reaches the threshold ``h`` with probability at most e^-h,
+however long it plays: at ``h`` = ln(50,000) (the default), at most one
+honest unit in 50,000 is ever flagged (one per 10,000 player-hours while the
+units average 12 minutes of play or more). The finding names the rounds whose
+decisions weighed most (the largest increments). After a finding the unit's
+statistic starts again from 0.
+
+Rounds voided, or with a card exposed (every player could see it), are not read.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+from typing import Final
+
+from tablewatch.patterns.finding import PatternFinding, RoundKey
+from tablewatch.rules.events import Wager
+from tablewatch.rules.game_rules import DecisionValue
+from tablewatch.rules.round_result import RoundResult
+
+CHECK: Final = "ADVANTAGE_PLAY_SUSPECTED"
+STATISTIC: Final = "log-likelihood ratio"
+DEFAULT_SEES: Final = 0.5
+DEFAULT_ERROR_RATE: Final = 0.02
+UNITS_PER_FALSE_ALARM: Final = 50_000
+DEFAULT_THRESHOLD: Final = math.log(UNITS_PER_FALSE_ALARM)
+EVIDENCE_ROUNDS: Final = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The test's parameters: the alternative's ``sees`` (p) and ``error_rate`` (ε), the
+    ``threshold`` on the log-likelihood ratio, the rounds named as evidence."""
+
+    sees: float = DEFAULT_SEES
+    error_rate: float = DEFAULT_ERROR_RATE
+    threshold: float = DEFAULT_THRESHOLD
+    evidence: int = EVIDENCE_ROUNDS
+
+    def __post_init__(self) -> None:
+        if not 0 < self.sees <= 1:
+            raise ValueError(f"advantage play: sees {self.sees:g} is not in (0, 1]")
+        if not 0 < self.error_rate < 0.5:
+            raise ValueError(f"advantage play: error_rate {self.error_rate:g} is not in (0, 0.5)")
+        if not self.threshold > 0:
+            raise ValueError(f"advantage play: threshold {self.threshold:g} is not above 0")
+
+    @property
+    def false_alarm_rate(self) -> str:
+        """What the threshold was set for (Ville's bound, e^-threshold per unit)."""
+        units = math.exp(self.threshold)
+        return f"at most 1 honest unit in {units:,.0f}"
+
+
+def increment(value: DecisionValue, sees: float, error_rate: float) -> float:
+    """The log-likelihood ratio one decision adds (see the module's docstring)."""
+    taken = value.options.index(value.taken)
+    others = len(value.options) - 1
+    sigma = 1.0 - error_rate if value.taken == value.strategy else error_rate / others
+    matched = 1.0 if value.taken == value.best_first else 0.0
+    chance = value.chance_best[taken]
+    return math.log(
+        (sees * matched + (1.0 - sees) * sigma) / (sees * chance + (1.0 - sees) * sigma)
+    )
+
+
+@dataclass(slots=True)
+class UnitState:
+    """One unit's statistic so far."""
+
+    llr: float = 0.0
+    decisions: int = 0
+    against_strategy: int = 0
+    first_ts: str = ""
+    last_ts: str = ""
+    tables: set[str] = field(default_factory=set)
+    seat: int | None = None
+    heaviest: list[tuple[float, str, str]] = field(default_factory=list)  # a min-heap
+
+
+def unit_of(result: RoundResult, seat: int) -> str:
+    """The seat's player id (its first wager's that carries one), else table:dealer:seat."""
+    for event in result._context.rnd.wager_events:
+        if type(event) is Wager and event.seat == seat and event.player_id is not None:
+            return event.player_id
+    return f"{result.table_id}:{result.dealer_id or '-'}:{seat}"
+
+
+class AdvantagePlay:
+    """The fold: ``feed(result)`` for each judged round in order, the findings it makes."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self.units: dict[str, UnitState] = {}
+
+    def feed(self, result: RoundResult) -> list[PatternFinding]:
+        ctx = result._context
+        values = ctx.config.rules.decision_values
+        if values is None or result.voided or ctx.rnd.exposures:
+            return []
+        found: list[PatternFinding] = []
+        for value in values.value(ctx.view, ctx.config):
+            where = (result.table_id, result.round_id, result.start_ts, result.end_ts)
+            finding = self.observe(unit_of(result, value.seat), value, *where)
+            if finding is not None:
+                found.append(finding)
+        return found
+
+    def observe(
+        self,
+        unit: str,
+        value: DecisionValue,
+        table_id: str,
+        round_id: str,
+        start_ts: str,
+        end_ts: str,
+    ) -> PatternFinding | None:
+        """Add one decision of ``unit`` (made in round ``round_id`` of ``table_id``); the
+        finding when its statistic reaches the threshold."""
+        settings = self.settings
+        state = self.units.get(unit)
+        if state is None:
+            state = self.units[unit] = UnitState(first_ts=start_ts)
+        step = increment(value, settings.sees, settings.error_rate)
+        state.llr += step
+        state.decisions += 1
+        state.against_strategy += value.taken != value.strategy
+        state.last_ts = end_ts
+        state.tables.add(table_id)
+        state.seat = value.seat if state.seat in (None, value.seat) else None
+        entry = (step, table_id, round_id)
+        if len(state.heaviest) < settings.evidence:
+            heapq.heappush(state.heaviest, entry)
+        elif step > state.heaviest[0][0]:
+            heapq.heapreplace(state.heaviest, entry)
+        if state.llr < settings.threshold:
+            return None
+        self.units[unit] = UnitState(first_ts=end_ts)
+        return self._finding(unit, state)
+
+    def _finding(self, unit: str, state: UnitState) -> PatternFinding:
+        settings = self.settings
+        evidence: tuple[RoundKey, ...] = tuple(
+            (table, rnd) for _, table, rnd in sorted(state.heaviest, reverse=True)
+        )
+        table_id = next(iter(state.tables)) if len(state.tables) == 1 else None
+        return PatternFinding(
+            check=CHECK,
+            unit=unit,
+            table_id=table_id,
+            message=(
+                f"{unit}: decisions track the dealer's first card ({state.decisions} decisions, "
+                f"{state.against_strategy} against the known strategy)"
+            ),
+            statistic_name=STATISTIC,
+            statistic=state.llr,
+            threshold=settings.threshold,
+            false_alarm_rate=settings.false_alarm_rate,
+            evidence=evidence,
+            first_ts=state.first_ts,
+            last_ts=state.last_ts,
+            seat=state.seat,
+        )

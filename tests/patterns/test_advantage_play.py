@@ -1,0 +1,133 @@
+"""ADVANTAGE_PLAY_SUSPECTED: the sequential test's arithmetic, honest floors, a hole-carder."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tablewatch.patterns.advantage_play import AdvantagePlay, Settings, increment
+from tablewatch.rules.audit import Auditor
+from tablewatch.rules.config import parse_config
+from tablewatch.rules.events import Wager
+from tablewatch.rules.game_rules import DecisionValue
+from tablewatch.rules.judge import RoundResult
+from tablewatch.sim.floor import Floor
+from tablewatch.sim.games.three_card_poker import SIMULATOR as THREE_CARD_POKER
+from tablewatch.sim.players import HoleCarder
+
+
+def decision(taken: str, strategy: str, best: str, chance_play: float) -> DecisionValue:
+    """A play-or-fold decision; ``chance_play``: the share of first cards where playing is
+    best."""
+    return DecisionValue(
+        seat=3,
+        event_id="E",
+        point="play or fold",
+        options=("play", "fold"),
+        taken=taken,
+        strategy=strategy,
+        seen=(-1.1, -1.0),
+        first_card=(-0.8, -1.0),
+        hidden=(1.0, -1.0),
+        chance_best=(chance_play, 1 - chance_play),
+        best_first=best,
+    )
+
+
+def test_an_increment_is_the_log_of_the_two_likelihoods_worked_by_hand() -> None:
+    # p = 0.5, eps = 0.02. Played against the strategy (sigma = 0.02), playing best with the
+    # first card seen, which it is for a quarter of the first cards:
+    # (0.5 * 1 + 0.5 * 0.02) / (0.5 * 0.25 + 0.5 * 0.02) = 0.51 / 0.135
+    assert increment(decision("play", "fold", "play", 0.25), 0.5, 0.02) == pytest.approx(
+        math.log(0.51 / 0.135)
+    )
+    # folded as the strategy says (sigma = 0.98) though playing was best with the card seen:
+    # (0.5 * 0 + 0.5 * 0.98) / (0.5 * 0.75 + 0.5 * 0.98) = 0.49 / 0.865
+    assert increment(decision("fold", "fold", "play", 0.25), 0.5, 0.02) == pytest.approx(
+        math.log(0.49 / 0.865)
+    )
+    # an option best whatever the first card weighs nothing
+    assert increment(decision("play", "play", "play", 1.0), 0.5, 0.02) == 0.0
+
+
+@pytest.mark.parametrize("taken", ["play", "fold"])
+@pytest.mark.parametrize("strategy", ["play", "fold"])
+def test_an_honest_decision_s_likelihood_ratio_has_mean_one(taken: str, strategy: str) -> None:
+    """Whatever the player's own strategy, the first card is best-for-his-option with its
+    chance q: E[exp(increment)] = q * LR(matched) + (1 - q) * LR(not matched) = 1 (Ville's
+    bound rests on it)."""
+    q_play = 0.3
+    q = q_play if taken == "play" else 1 - q_play
+    other = "fold" if taken == "play" else "play"
+    matched = math.exp(increment(decision(taken, strategy, taken, q_play), 0.5, 0.02))
+    missed = math.exp(increment(decision(taken, strategy, other, q_play), 0.5, 0.02))
+    assert q * matched + (1 - q) * missed == pytest.approx(1.0)
+
+
+def test_the_statistic_crosses_its_threshold_on_the_ninth_such_decision() -> None:
+    # each decision adds ln(0.51 / 0.135) = 1.3291; the threshold ln(50,000) = 10.820:
+    # 8 of them make 10.633 (below), the 9th 11.962
+    fold = AdvantagePlay(Settings())
+    step = math.log(0.51 / 0.135)
+    findings = []
+    for n in range(1, 12):
+        value = decision("play", "fold", "play", 0.25)
+        found = fold.observe(
+            "PC-9",
+            value,
+            "TCP-01",
+            f"R-{n}",
+            f"2026-12-01T10:{n:02d}:00.000Z",
+            f"2026-12-01T10:{n:02d}:30.000Z",
+        )
+        if found is not None:
+            findings.append((n, found))
+    assert [n for n, _ in findings] == [9]
+    ((_, finding),) = findings
+    assert finding.check == "ADVANTAGE_PLAY_SUSPECTED"
+    assert finding.unit == "PC-9" and finding.table_id == "TCP-01" and finding.seat == 3
+    assert finding.statistic == pytest.approx(9 * step)
+    assert finding.threshold == pytest.approx(math.log(50_000))
+    assert finding.false_alarm_rate == "at most 1 honest unit in 50,000"
+    assert len(finding.evidence) == 5  # the five heaviest rounds (equal weights: latest first)
+    assert (finding.first_ts, finding.last_ts) == (
+        "2026-12-01T10:01:00.000Z",
+        "2026-12-01T10:09:30.000Z",
+    )
+    assert fold.units["PC-9"].llr == pytest.approx(2 * step)  # started again after it
+
+
+def _judged(floor: Floor) -> list[RoundResult]:
+    auditor = Auditor(parse_config(floor.config))
+    return [r for r in auditor.feed_all(floor.events()) if isinstance(r, RoundResult)]
+
+
+def test_honest_units_of_a_fixed_floor_raise_nothing() -> None:
+    floor = Floor(2, 800, 29, games=(THREE_CARD_POKER,))
+    fold = AdvantagePlay()
+    findings = [f for r in _judged(floor) for f in fold.feed(r)]
+    assert findings == []
+    assert len(fold.units) > 10  # seats in each dealer's down, every one of them judged
+    assert max(u.llr for u in fold.units.values()) < fold.settings.threshold
+
+
+def test_a_hole_carder_who_always_sees_is_found_by_his_player_id() -> None:
+    carder = HoleCarder(table=0, seat=3, sees=1.0, player_id="PC-77", seed=5)
+    floor = Floor(1, 150, 29, games=(THREE_CARD_POKER,), hole_carders=(carder,))
+    results = _judged(floor)
+    fold = AdvantagePlay()
+    findings = [f for r in results for f in fold.feed(r)]
+    assert findings and {f.unit for f in findings} == {"PC-77"}
+    assert findings[0].seat == 3
+    # he sat at seat 3 every round, his wagers carrying his id, and took the option best
+    # with the dealer's first card known every time
+    for result in results:
+        ctx = result._context
+        ids = {e.player_id for e in ctx.rnd.wager_events if type(e) is Wager and e.seat == 3}
+        assert ids == {"PC-77"}
+        values = ctx.config.rules.decision_values
+        assert values is not None
+        for value in values.value(ctx.view, ctx.config):
+            if value.seat == 3:
+                assert value.taken == value.best_first
