@@ -26,6 +26,7 @@ on its own:
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -65,24 +66,16 @@ READABLE = frozenset(
         "rounds_by_hour",
         "table_activity",
         "hold_by_round",
-        "findings_by_minute_mv",
-        "rounds_by_hour_mv",
-        "table_activity_mv",
         "procedure_events",
-        "procedure_events_mv",
         "round_judgements",
-        "round_judgements_mv",
         "round_index",
-        "round_index_events_mv",
-        "round_index_rounds_mv",
-        "round_index_findings_mv",
+        "rollup_watermarks",
         "theoretical",
         "theoretical_v",
         "table_paytables",
         "table_paytables_v",
         "hold_lines",
         "hold_lines_v",
-        "hold_by_round_lines_mv",
         "alert_events",
         "alert_events_v",
         "case_events",
@@ -169,10 +162,17 @@ class ReadOnlyReader:
 
     def _collect(self, statement: str) -> Answer:
         """The rows, block by block, counting their size here too: the engine counts a
-        constant column once, while it reaches the caller once a row."""
+        constant column once, while it reaches the caller once a row.
+
+        A stream that ends once the time limit has passed is refused as timed out, never
+        answered: the embedded engine may end a stream it cancelled for the time limit as if
+        the result were complete (no error, fewer rows), so an answer given then could be
+        an incomplete one. The engine's clock starts after this one, so every stream it
+        cancelled for time ends past the limit here."""
         rows: list[Sequence[Any]] = []
         size = 0
         limits = self.limits
+        started = time.monotonic()
         with self.client.query_row_block_stream(statement, settings=self._settings) as stream:
             columns = list(stream.source.column_names)
             for block in stream:
@@ -180,6 +180,12 @@ class ReadOnlyReader:
                 size += sum(_size(value) for row in block for value in row)
                 if size > limits.bytes or len(rows) > limits.rows:
                     raise QueryFailed("too_large", self._too_large())
+        if time.monotonic() - started >= limits.seconds:
+            raise QueryFailed(
+                "timeout",
+                f"cancelled after {limits.seconds:g} s (the time limit): "
+                f"{len(rows):,} rows had come, the rest may not have",
+            )
         return Answer(columns, rows)
 
     def checked(self, sql: str, *, also: frozenset[str] = frozenset()) -> str:
@@ -198,6 +204,7 @@ class ReadOnlyReader:
                 ]
             )
         except ClickHouseError as exc:
+            self._raise_if_timed_out(exc)
             raise QueryRefused(
                 f"not one statement the engine can parse: {_first_line(exc)}"
             ) from exc
@@ -212,6 +219,7 @@ class ReadOnlyReader:
         try:
             tree = [row[0] for row in self._query(f"EXPLAIN AST {canonical}").result_rows]
         except ClickHouseError as exc:
+            self._raise_if_timed_out(exc)
             raise QueryRefused(f"the engine cannot parse it: {_first_line(exc)}") from exc
         refusal = self._tree_refusal(tree, _cte_names(canonical), also)
         if refusal:
@@ -293,6 +301,12 @@ class ReadOnlyReader:
             f"the result is over {limits.rows:,} rows or {limits.bytes:,} bytes: "
             "narrow it or add a LIMIT"
         )
+
+    def _raise_if_timed_out(self, exc: ClickHouseError) -> None:
+        """A check that ran out of the time limit (a loaded machine, a short limit) is a
+        timeout, not a statement the engine cannot parse."""
+        if "(TIMEOUT_EXCEEDED)" in str(exc):
+            raise self._failure(exc) from exc
 
     def _failure(self, exc: ClickHouseError) -> QueryFailed:
         """What the engine's refusal means for the caller, with its own words after."""

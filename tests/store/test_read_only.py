@@ -261,3 +261,34 @@ def test_reasons_name_the_problem(reader: ReadOnlyReader, secret: Path) -> None:
     with pytest.raises(QueryFailed) as failed:
         reader.run("SELECT * FROM (SELECT arrayJoin(range(1000000)) AS n)")
     assert failed.value.kind == "too_large"
+
+
+def test_a_stream_cut_by_the_time_limit_is_never_answered_as_complete(
+    store: Client, store_dsn: str
+) -> None:
+    """The embedded engine may end a stream it cancelled for time as if it were complete
+    (fewer rows, no error): seen on ``/query`` as a 200 with part of the rows. Every answer
+    is either all the rows or a timeout."""
+    for part in range(8):  # several parts: the engine reads them in several streams
+        store.command(
+            "INSERT INTO schema_migrations (version, name, applied_at) "
+            f"SELECT {10_000 + part * 1_000} + number, 'filler', now64(3) FROM numbers(150)"
+        )
+    everything = 8 * 150 + 1  # and the store's own first version at least
+    total = store.query("SELECT count() FROM schema_migrations").result_rows[0][0]
+    assert total >= everything
+    reader = open_reader(store_dsn, QueryLimits(seconds=0.01, rows=100_000, bytes=64 * 2**20))
+    outcomes: list[str] = []
+    try:
+        for _ in range(20):
+            try:
+                answer = reader.run("SELECT version, repeat('x', 10000) FROM schema_migrations")
+            except QueryFailed as failed:
+                assert failed.kind == "timeout", failed
+                outcomes.append("timeout")
+            else:
+                assert len(answer.rows) == total, f"{len(answer.rows)} of {total} rows answered"
+                outcomes.append("complete")
+    finally:
+        reader.close()
+    assert "timeout" in outcomes  # the limit was reached: the case this test is about
