@@ -55,8 +55,9 @@ HOSTILE = [
     ("INSERT INTO findings SELECT * FROM findings", "read-only"),
     ("SELECT 1 SETTINGS readonly = 0", "readonly"),
     ("SELECT * FROM system.processes", "not readable"),
-    ("SELECT * FROM (SELECT arrayJoin(range(1000000)) AS n)", "over"),
-    ("SELECT repeat('x', 100000) FROM raw_events_v", "over"),
+    # heavy: stopped by the result bound, or by the time limit first on a loaded machine
+    ("SELECT * FROM (SELECT arrayJoin(range(1000000)) AS n)", ("over", "time limit")),
+    ("SELECT repeat('x', 100000) FROM raw_events_v", ("over", "time limit")),
 ]
 
 
@@ -75,8 +76,9 @@ def test_hostile_statements_over_http(kafka_bootstrap: str, tmp_path: Path) -> N
         port = deployment.web_port
         for sql, reason in HOSTILE:
             status, body, _ = ask(port, sql)
-            assert 400 <= status < 600, (sql, status, body)
-            assert reason in body["error"], (sql, body)
+            assert 400 <= status < 600, (sql, status, str(body)[:300])
+            reasons = (reason,) if isinstance(reason, str) else reason
+            assert any(r in body["error"] for r in reasons), (sql, body)
             assert_answers_select_1_within_a_second(port)
         assert not Path("/tmp/tablewatch-never-written").exists()
         assert deployment.query("SELECT count() FROM raw_events_v") == [[len(floor.events)]]
