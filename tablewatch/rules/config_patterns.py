@@ -7,7 +7,7 @@ What each statistic is and the false-alarm rate its default was set for is in
 - ``shift_hours`` (8) and ``shift_start_hour`` (6, UTC): the shifts a table's hold is
   judged over, ``shift_hours`` long from ``shift_start_hour``: 06:00, 14:00, 22:00 UTC by
   default. ``shift_hours`` divides 24.
-- ``hold_cusum_k`` (0.25) and ``hold_cusum_h`` (10.0): the two-sided CUSUM of the
+- ``hold_cusum_k`` (0.25) and ``hold_cusum_h`` (20.0): the two-sided CUSUM of the
   standardized house win per round (HOLD_OUT_OF_BAND): the reference value and the
   decision threshold, both in standard deviations of one round; ``hold_clip`` (4.0): a
   round's standardized win is clipped to plus or minus this before it is summed (a rare
@@ -38,7 +38,7 @@ class PatternSettings:
     shift_hours: int = 8
     shift_start_hour: int = 6
     hold_cusum_k: float = 0.25
-    hold_cusum_h: float = 10.0
+    hold_cusum_h: float = 20.0
     hold_clip: float = 4.0
     meter_cents_per_wager: int = 1
     dealer_error_alpha: float = 1e-6

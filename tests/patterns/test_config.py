@@ -22,7 +22,7 @@ def test_absent_every_default() -> None:
     settings = parse_config(CONFIG)["LIR-1"].patterns
     assert settings == PatternSettings()
     assert (settings.shift_hours, settings.shift_start_hour) == (8, 6)
-    assert (settings.hold_cusum_k, settings.hold_cusum_h, settings.hold_clip) == (0.25, 10.0, 4.0)
+    assert (settings.hold_cusum_k, settings.hold_cusum_h, settings.hold_clip) == (0.25, 20.0, 4.0)
     assert settings.meter_cents_per_wager == 1
     assert (settings.dealer_error_alpha, settings.favours_seat_alpha) == (1e-6, 1e-6)
 
