@@ -1,8 +1,9 @@
 """Live pipeline benchmarks, against the real broker and the embedded ClickHouse.
 
     python benchmarks/bench_pipeline.py [--events 100000] [--rate 1000] [--seconds 60]
-                                        [--only throughput|latency] [--partitions 4 ...]
-                                        [--vs-without-views] [--json]
+                                        [--load-cores 1] [--linger-ms 100] [--poll-ms 50]
+                                        [--warmup 5] [--only throughput|latency]
+                                        [--partitions 4 ...] [--vs-without-views] [--json]
 
 1. Throughput: a simulated floor's events are produced to a fresh topic; then,
    in the same run, (a) raw aiokafka consumption of that topic (the floor of
@@ -13,11 +14,19 @@
    worker's main thread (its event loop, where Faust and the judging run: the
    bottleneck) and of the whole process (with the Kafka client's and the
    ClickHouse writer's threads). Other load on the machine moves these less.
-2. Latency: once the worker is ready (its /health answers 200: partitions
-   assigned, state restored), a floor's events are produced in their order at
-   a steady ``--rate`` events/s; for each ``round_end``, the time from its delivery to Kafka
-   to the round being visible in ``rounds`` (polled every 50 ms through the
-   worker's /query view: the figure includes up to 50 ms of polling).
+2. Latency, what a user waits for: ``tablewatch serve-ingest`` and a worker are
+   started (the worker's /health answers 200), and ``--load-cores`` processes each
+   spin one core (another service of the site; 0: a quiet machine). A floor of 12
+   tables is handed out at a steady ``--rate`` events/s in its order: each table's
+   controller posts its events in small POSTs, ``--linger-ms`` after the first event
+   not yet posted, or at once when a round ends (one POST at a time per table). For
+   each round: from the answer to the POST carrying its ``round_end`` to its row in
+   ``rounds_v`` AND all its findings (its finding_count) in ``findings_v`` being
+   returned by the worker's /query, polled every ``--poll-ms`` with ONE statement
+   naming every round still awaited (the polling resolution is in the figures:
+   poll_period_ms). Rounds answered in the first ``--warmup`` s are not counted.
+   Figures for every round and for the rounds carrying a finding; the CPU (cores)
+   of the worker, the ingest endpoint, the benchmark and the load while sending.
 
 Kafka must be running (``deploy/kafka.sh start``).
 """
@@ -28,15 +37,26 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import tempfile
-import threading
 import time
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import yaml
+from latency_probe import (
+    MAX_AWAITED_PER_POLL,
+    Awaited,
+    Controller,
+    CpuLoad,
+    Posted,
+    awaited_sql,
+    cpu_load,
+    cpu_seconds,
+    quantiles,
+)
 
 from tablewatch.kafka_access import DEFAULT_BOOTSTRAP, KafkaAccess
 from tablewatch.rules.decode import encode_event
@@ -47,7 +67,6 @@ from tablewatch.services import (
     free_port,
     get_json,
     worker_args,
-    worker_query,
 )
 from tablewatch.sim.floor import Floor
 from tablewatch.sim.games import choose
@@ -89,13 +108,6 @@ async def raw_consume(topic: str, count: int) -> float:
     finally:
         await consumer.stop()
     return seen / (time.perf_counter() - (started or time.perf_counter()))
-
-
-def cpu_seconds(pid: int, thread: int | None = None) -> float:
-    """CPU seconds of a process, or of one of its threads (Linux /proc)."""
-    path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
-    fields = Path(path).read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def floor_events(events: int, seed: int) -> tuple[Floor, list[tuple[str, bytes, Any]]]:
@@ -176,91 +188,222 @@ def throughput(
     }
 
 
-def latency(root: Path, rate: float, seconds: float) -> dict[str, Any]:
-    from kafka import KafkaProducer
+@dataclass
+class PollStats:
+    polls: int = 0
+    capped: int = 0  # polls naming MAX_AWAITED_PER_POLL rounds while more were awaited
+    busy: int = 0  # /query answered other than 200 (503: its threads busy)
+    query_s: list[float] = field(default_factory=list)  # each poll's round trip
+    answers: list[float] = field(default_factory=list)  # when each poll was answered
+    metrics: list[dict[str, Any]] = field(default_factory=list)  # /metrics, once a second
 
-    floor, stream = floor_events(int(rate * seconds * 1.2), seed=8)
-    prefix = f"lat{uuid.uuid4().hex[:8]}-"
-    create_topics(KAFKA, prefix)
-    config = root / "tables-latency.yaml"
-    config.write_text(yaml.safe_dump(floor.config, sort_keys=False))
-    port = free_port()
-    args = worker_args(
-        config, kafka=KAFKA, dsn=f"chdb:///{root / 'chdb-latency'}", web_port=port,
-        prefix=prefix, data_dir=root / "worker-latency",
-    )  # fmt: skip
-    produced: dict[tuple[str, str], float] = {}
-    seen: dict[tuple[str, str], float] = {}
-    with child_service(args, f"http://127.0.0.1:{port}/health", root / "worker-latency.log"):
-        stop = threading.Event()
 
-        delays: list[int] = []
-        rebalances: list[int] = []
-        waiting: list[int] = []  # batches judged and not yet written
+async def poll_worker(
+    session: aiohttp.ClientSession,
+    port: int,
+    awaited: Awaited,
+    every: float,
+    stats: PollStats,
+    stop: asyncio.Event,
+) -> None:
+    """Every ``every`` s, ONE /query naming the rounds still awaited (none: no query); the
+    worker's /metrics once a second."""
+    url = f"http://127.0.0.1:{port}"
+    next_metrics = 0.0
+    while not stop.is_set():
+        began = time.monotonic()
+        pending = awaited.pending(MAX_AWAITED_PER_POLL + 1)
+        if pending:
+            stats.capped += len(pending) > MAX_AWAITED_PER_POLL
+            asked = pending[:MAX_AWAITED_PER_POLL]
+            sql = awaited_sql(asked, awaited.findings_awaited(asked))
+            async with session.get(f"{url}/query", params={"sql": sql}) as reply:
+                body = await reply.json()
+                status = reply.status
+            answered = time.monotonic()
+            stats.polls += 1
+            if status != 200:
+                stats.busy += 1
+            else:
+                awaited.update(body["rows"], answered)
+                stats.query_s.append(answered - began)
+                stats.answers.append(answered)
+        if began >= next_metrics:
+            async with session.get(f"{url}/metrics") as reply:
+                stats.metrics.append(await reply.json())
+            next_metrics = began + 1.0
+        await asyncio.sleep(max(0.0, began + every - time.monotonic()))
 
-        def poll() -> None:
-            while not stop.is_set():
-                metrics = get_json(port, "/metrics")
-                delays.append(metrics["consumer_delay_ms"])
-                waiting.append(metrics["batches_waiting"])
-                rebalances.append(metrics["rebalances"])
-                rows = worker_query(
-                    port,
-                    "SELECT table_id, round_id FROM rounds "
-                    "WHERE judged_at > now64(3) - INTERVAL 30 SECOND",
-                )
-                now = time.monotonic()
-                for table_id, round_id in rows:
-                    seen.setdefault((table_id, round_id), now)
-                time.sleep(0.05)
 
-        poller = threading.Thread(target=poll, daemon=True)
-        poller.start()
-        producer = KafkaProducer(**KAFKA.kafka_python(), acks="all", linger_ms=0)
-        topic = Topics.prefixed(prefix).events
+async def drive_floor(
+    stream: list[tuple[str, bytes, Any]],
+    *,
+    rate: float,
+    seconds: float,
+    ingest_url: str,
+    worker_port: int,
+    linger: float,
+    poll_every: float,
+    pids: dict[str, int],
+    load: CpuLoad,
+) -> tuple[Awaited, Posted, PollStats, dict[str, float]]:
+    """The floor's events handed to their tables' controllers at a steady ``rate`` in their
+    order, for ``seconds``; polled until every round answered is queryable (at most 30 s
+    after the last POST). Also the CPU (cores) of each of ``pids`` and of the load while
+    sending, and the send's own figures."""
+    awaited, posted, stats = Awaited(), Posted(), PollStats()
+    timeout = aiohttp.ClientTimeout(total=60)
+    async with aiohttp.ClientSession(timeout=timeout) as session:
+        done, stop = asyncio.Event(), asyncio.Event()
+        controllers = {
+            table_id: Controller(session, ingest_url, linger, awaited, posted)
+            for table_id in dict.fromkeys(t for t, _, _ in stream)
+        }
+        runs = [asyncio.create_task(c.run(done)) for c in controllers.values()]
+        poller = asyncio.create_task(
+            poll_worker(session, worker_port, awaited, poll_every, stats, stop)
+        )
+        cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+        own_before, load_before = time.process_time(), load.cpu_seconds()
         started = time.monotonic()
         count = 0
         for index, (table_id, value, event) in enumerate(stream):
-            # the floor's events in their order, sent at a steady `rate` events/s (the
-            # floor's own timestamps bunch up: tables open together, then pause)
+            # the floor's events in their order at a steady `rate` events/s (the floor's own
+            # timestamps bunch up: tables open together, then pause)
             due = index / rate
             if due > seconds:
                 break
             wait = due - (time.monotonic() - started)
             if wait > 0:
-                time.sleep(wait)
-            future = producer.send(topic, key=table_key(table_id), value=value)
+                await asyncio.sleep(wait)
+            ends = (event.table_id, event.round_id) if isinstance(event, RoundEnd) else None
+            controllers[table_id].add(value, ends)
             count += 1
-            if isinstance(event, RoundEnd):
-                future.get(timeout=30)
-                produced[(event.table_id, event.round_id)] = time.monotonic()
-        producer.flush()
+        done.set()
+        await asyncio.gather(*runs)
         elapsed = time.monotonic() - started
-        time.sleep(3)
+        cpu = {
+            f"{name}_cpu_cores": round((cpu_seconds(pid) - cpu_before[name]) / elapsed, 2)
+            for name, pid in pids.items()
+        }
+        cpu["benchmark_cpu_cores"] = round((time.process_time() - own_before) / elapsed, 2)
+        cpu["load_cpu_cores"] = round((load.cpu_seconds() - load_before) / elapsed, 2)
+        deadline = time.monotonic() + 30
+        while awaited.pending(1) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
         stop.set()
-        poller.join()
-    waits = sorted(seen[k] - t for k, t in produced.items() if k in seen)
-    missing = len(produced) - len(waits)
+        await poller
+    return awaited, posted, stats, {"events_sent": count, "send_s": elapsed, **cpu}
+
+
+def latency(
+    root: Path,
+    rate: float,
+    seconds: float,
+    *,
+    load_cores: int = 1,
+    linger_ms: float = 100.0,
+    poll_ms: float = 50.0,
+    warmup_s: float = 5.0,
+) -> dict[str, Any]:
+    """Round end → queryable, as a user waits for it: from the answer to the POST carrying a
+    round's ``round_end`` (``serve-ingest``) to its ``rounds_v`` row and all its findings
+    shown by the worker's ``/query``, with ``load_cores`` cores kept busy meanwhile."""
+    floor, stream = floor_events(int(rate * (seconds + warmup_s) * 1.2), seed=8)
+    prefix = f"lat{uuid.uuid4().hex[:8]}-"
+    create_topics(KAFKA, prefix)
+    config = root / "tables-latency.yaml"
+    config.write_text(yaml.safe_dump(floor.config, sort_keys=False))
+    worker_port, ingest_port = free_port(), free_port()
+    worker = worker_args(
+        config, kafka=KAFKA, dsn=f"chdb:///{root / 'chdb-latency'}", web_port=worker_port,
+        prefix=prefix, data_dir=root / "worker-latency",
+    )  # fmt: skip
+    ingest = ["serve-ingest", "--port", str(ingest_port), *KAFKA.child_args(),
+              "--topics-prefix", prefix]  # fmt: skip
+    ingest_url = f"http://127.0.0.1:{ingest_port}"
+    worker_health = f"http://127.0.0.1:{worker_port}/health"
+    with (
+        child_service(worker, worker_health, root / "worker-latency.log") as worker_process,
+        child_service(ingest, f"{ingest_url}/health", root / "ingest.log") as ingest_process,
+        cpu_load(load_cores) as load,
+    ):
+        awaited, posted, stats, sent = asyncio.run(
+            drive_floor(
+                stream, rate=rate, seconds=seconds + warmup_s, ingest_url=f"{ingest_url}/events",
+                worker_port=worker_port, linger=linger_ms / 1000, poll_every=poll_ms / 1000,
+                pids={"worker": worker_process.pid, "ingest": ingest_process.pid},
+                load=load,
+            )
+        )  # fmt: skip
+    first = min(awaited.answered.values(), default=0.0)
+    every, with_findings = awaited.waits(since=first + warmup_s)
+    counted = sum(1 for t in awaited.answered.values() if t >= first + warmup_s)
+    periods = [b - a for a, b in zip(stats.answers, stats.answers[1:], strict=False)]
+    delays = [m.get("consumer_delay_ms", 0) for m in stats.metrics]
+    rebalances = [m.get("rebalances", 0) for m in stats.metrics]
+    latency_ms = quantiles(every)
+    finding_ms = quantiles(with_findings)
     return {
-        "events_sent": count,
-        "send_rate_events_per_s": round(count / elapsed),
-        "rounds": len(produced),
-        "rounds_not_seen": missing,
-        "latency_ms_p50": round(1000 * statistics.median(waits)),
-        "latency_ms_p99": round(1000 * waits[int(0.99 * (len(waits) - 1))]),
-        "latency_ms_max": round(1000 * waits[-1]),
-        "consumer_delay_ms_p50": sorted(delays)[len(delays) // 2],
-        "consumer_delay_ms_max": max(delays),
-        "batches_waiting_max": max(waiting),
-        "rebalances_during_run": rebalances[-1] - rebalances[0],
+        "load_cores": load_cores,
+        "events_sent": sent["events_sent"],
+        "send_rate_events_per_s": round(sent["events_sent"] / sent["send_s"]),
+        "posts": posted.posts,
+        "events_per_post": round(posted.events / max(posted.posts, 1), 1),
+        "post_linger_ms": linger_ms,
+        "posts_retried": posted.retried,
+        "events_not_accepted": posted.not_accepted,
+        **{f"post_ms_{k}": v for k, v in quantiles(posted.post_s).items()},
+        "warmup_s": warmup_s,
+        "rounds": counted,
+        "rounds_not_queryable": counted - len(every),
+        **{f"latency_ms_{k}": v for k, v in latency_ms.items()},
+        "rounds_with_findings": len(with_findings),
+        **{f"finding_latency_ms_{k}": v for k, v in finding_ms.items()},
+        "poll_every_ms": poll_ms,
+        "polls": stats.polls,
+        "polls_capped": stats.capped,
+        "polls_busy": stats.busy,
+        **{f"poll_period_ms_{k}": v for k, v in quantiles(periods).items()},
+        **{f"query_ms_{k}": v for k, v in quantiles(stats.query_s).items()},
+        "worker_cpu_cores": sent["worker_cpu_cores"],
+        "ingest_cpu_cores": sent["ingest_cpu_cores"],
+        "benchmark_cpu_cores": sent["benchmark_cpu_cores"],
+        "load_cpu_cores": sent["load_cpu_cores"],
+        "consumer_delay_ms_p50": sorted(delays)[len(delays) // 2] if delays else None,
+        "consumer_delay_ms_max": max(delays, default=None),
+        "rebalances_during_run": rebalances[-1] - rebalances[0] if rebalances else None,
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=100_000)
-    parser.add_argument("--rate", type=float, default=1000.0)
-    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--rate", type=float, default=1000.0, help="latency: events/s posted")
+    parser.add_argument("--seconds", type=float, default=60.0, help="latency: seconds measured")
+    parser.add_argument(
+        "--load-cores",
+        type=int,
+        default=1,
+        help="latency: processes each spinning one core meanwhile (a site's other services; "
+        "0: a quiet machine)  [default: 1]",
+    )
+    parser.add_argument(
+        "--linger-ms",
+        type=float,
+        default=100.0,
+        help="latency: a table's controller posts its events this long after the first not yet "
+        "posted, or at once when a round ends  [default: 100]",
+    )
+    parser.add_argument(
+        "--poll-ms", type=float, default=50.0, help="latency: /query poll interval  [default: 50]"
+    )
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=5.0,
+        help="latency: seconds posted first and not counted  [default: 5]",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only", choices=("throughput", "latency"), help="run one part")
     parser.add_argument(
@@ -296,14 +439,17 @@ def main() -> None:
                         root, options.events, partitions, without_views=True
                     )
         if options.only in (None, "latency"):
-            results["latency"] = latency(root, options.rate, options.seconds)
+            results["latency"] = latency(
+                root, options.rate, options.seconds, load_cores=options.load_cores,
+                linger_ms=options.linger_ms, poll_ms=options.poll_ms, warmup_s=options.warmup,
+            )  # fmt: skip
     if options.json:
         print(json.dumps(results))
         return
     for name, figures in results.items():
         print(name)
         for key, value in figures.items():
-            print(f"  {key:28} {value:>12,}" if isinstance(value, int) else f"  {key:28} {value}")
+            print(f"  {key:32} {value:>12,}" if isinstance(value, int) else f"  {key:32} {value}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,138 @@
+"""The latency benchmarks' harness: a round counts as queryable only with all its findings, the
+controllers post each table's events in order (at once when a round ends), the quantiles are
+nearest-rank, and the load's processes spin and stop."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from latency_probe import (
+    Awaited,
+    Controller,
+    Posted,
+    awaited_sql,
+    cpu_load,
+    quantiles,
+)
+
+
+def test_a_round_is_queryable_once_its_row_and_every_finding_show() -> None:
+    awaited = Awaited()
+    awaited.answer(("T-1", "R-1"), 10.0)  # will carry two findings
+    awaited.answer(("T-2", "R-1"), 10.5)  # none
+    awaited.update([["round", "T-1", "R-1", 2], ["findings", "T-1", "R-1", 1]], 10.2)
+    assert awaited.queryable == {}  # T-2's row not shown yet, T-1's second finding missing
+    assert awaited.row_seen == {("T-1", "R-1"): 10.2}
+    assert awaited.pending() == [("T-1", "R-1"), ("T-2", "R-1")]
+    awaited.update(
+        [["round", "T-1", "R-1", 2], ["findings", "T-1", "R-1", 2], ["round", "T-2", "R-1", 0]],
+        10.7,
+    )
+    assert awaited.queryable == {("T-1", "R-1"): 10.7, ("T-2", "R-1"): 10.7}
+    assert awaited.pending() == []
+    every, with_findings = awaited.waits()
+    assert sorted(round(w, 3) for w in every) == [0.2, 0.7]
+    assert [round(w, 3) for w in with_findings] == [0.7]
+    later, later_with_findings = awaited.waits(since=10.1)  # T-1 answered before: not counted
+    assert ([round(w, 3) for w in later], later_with_findings) == ([0.2], [])
+
+
+def test_a_round_never_answered_is_not_counted_and_pending_is_capped() -> None:
+    awaited = Awaited()
+    awaited.update([["round", "T-9", "R-1", 0]], 1.0)
+    assert awaited.queryable == {}
+    for n in range(5):
+        awaited.answer(("T-1", f"R-{n}"), float(n))
+    assert awaited.pending(limit=2) == [("T-1", "R-0"), ("T-1", "R-1")]
+
+
+def test_the_poll_asks_for_findings_only_of_rounds_shown_with_findings() -> None:
+    rounds_only = awaited_sql([("T-1", "R-1"), ("O'Brien", "R-2")])
+    assert rounds_only.count("('T-1', 'R-1')") == 1
+    assert rounds_only.count("('O\\'Brien', 'R-2')") == 1  # quoted
+    assert "FROM rounds_v" in rounds_only and "findings" not in rounds_only.split("FROM", 1)[1]
+    both = awaited_sql([("T-1", "R-1"), ("T-2", "R-2")], [("T-2", "R-2")])
+    assert both.count("('T-1', 'R-1')") == 1 and both.count("('T-2', 'R-2')") == 2
+    assert "UNION ALL" in both and "FROM findings" in both
+
+
+def test_findings_are_awaited_for_rounds_shown_with_findings_until_all_show() -> None:
+    awaited = Awaited()
+    for n in range(3):
+        awaited.answer(("T-1", f"R-{n}"), 1.0)
+    awaited.update([["round", "T-1", "R-0", 0], ["round", "T-1", "R-1", 3]], 1.1)
+    assert awaited.findings_awaited(awaited.pending()) == [("T-1", "R-1")]
+    awaited.update([["round", "T-1", "R-1", 3], ["findings", "T-1", "R-1", 3]], 1.2)
+    assert awaited.findings_awaited(awaited.pending()) == []
+    assert awaited.queryable == {("T-1", "R-0"): 1.1, ("T-1", "R-1"): 1.2}
+
+
+def test_quantiles_are_nearest_rank() -> None:
+    seconds = [n / 1000 for n in range(100, 0, -1)]  # 1..100 ms, unsorted
+    assert quantiles(seconds) == {"p50": 50, "p95": 95, "p99": 99, "max": 100}
+    assert quantiles([0.25]) == {"p50": 250, "p95": 250, "p99": 250, "max": 250}
+    assert quantiles([]) == {"p50": None, "p95": None, "p99": None, "max": None}
+
+
+def test_a_controller_posts_its_events_in_order_at_once_when_a_round_ends() -> None:
+    bodies: list[tuple[float, list[str]]] = []
+
+    async def events(request: web.Request) -> web.Response:
+        batch = json.loads(await request.read())
+        bodies.append((time.monotonic(), [e["n"] for e in batch]))
+        await asyncio.sleep(0.05)  # the next POST waits for this answer
+        return web.json_response({"accepted": len(batch), "duplicates": 0, "rejected": 0})
+
+    async def run() -> tuple[Awaited, Posted, float]:
+        app = web.Application()
+        app.router.add_post("/events", events)
+        server = TestServer(app)
+        await server.start_server()
+        awaited, posted = Awaited(), Posted()
+        try:
+            async with aiohttp.ClientSession() as session:
+                url = str(server.make_url("/events"))
+                controller = Controller(session, url, 0.3, awaited, posted)
+                done = asyncio.Event()
+                task = asyncio.create_task(controller.run(done))
+                started = time.monotonic()
+                controller.add(b'{"n": "a"}', None)
+                controller.add(b'{"n": "b"}', None)
+                await asyncio.sleep(0.05)
+                controller.add(b'{"n": "end-1"}', ("T-1", "R-1"))  # posted at once with a, b
+                await asyncio.sleep(0.01)
+                controller.add(b'{"n": "c"}', None)  # waits for the linger
+                await asyncio.sleep(0.5)
+                controller.add(b'{"n": "d"}', None)
+                done.set()  # what is left is posted before run() returns
+                await task
+        finally:
+            await server.close()
+        return awaited, posted, started
+
+    awaited, posted, started = asyncio.run(run())
+    assert [names for _, names in bodies] == [["a", "b", "end-1"], ["c"], ["d"]]
+    assert bodies[0][0] - started < 0.2  # the round's end did not wait for the 0.3 s linger
+    assert bodies[1][0] - started >= 0.3  # c waited for it
+    assert list(awaited.answered) == [("T-1", "R-1")]
+    assert awaited.answered[("T-1", "R-1")] >= bodies[0][0]  # the answer, not the send
+    assert (posted.posts, posted.events, posted.accepted, posted.not_accepted) == (3, 5, 5, 0)
+
+
+def test_the_load_spins_a_core_per_process_and_stops() -> None:
+    with cpu_load(1) as load:
+        time.sleep(1.0)
+        busy = load.cpu_seconds()
+        processes = list(load.processes)
+    assert busy > 0.3  # at least a third of a core, even on a shared machine
+    assert all(p.poll() is not None for p in processes)
