@@ -15,6 +15,7 @@ from tablewatch.rules.config import parse_config
 from tablewatch.rules.events import AnyEvent, ms_to_ts, ts_to_ms
 from tablewatch.sim.floor_config import floor_config
 from tablewatch.sim.games import SimulatedGame, played
+from tablewatch.sim.injections import PatternInjection, inject_pattern
 from tablewatch.sim.players import HoleCarder
 from tablewatch.sim.table_sim import TableSim, Truth
 
@@ -30,6 +31,7 @@ class Floor:
     jackpot_rate: float = 0.0
     games: tuple[SimulatedGame, ...] = ()  # in the order the tables take them; () every one
     hole_carders: tuple[HoleCarder, ...] = ()  # advantage players injected, at their tables
+    patterns: tuple[PatternInjection, ...] = ()  # hold, meter and dealer patterns injected
     config: dict[str, Any] = field(init=False)
     sims: list[TableSim] = field(init=False)
 
@@ -60,6 +62,8 @@ class Floor:
                     f"{table.rules.title}, where no hole-carder is simulated"
                 )
             table.hole_carder = carder
+        for pattern in self.patterns:
+            inject_pattern(self.sims, pattern)
 
     def rounds_of(self, index: int) -> int:
         share, extra = divmod(self.rounds, self.tables)

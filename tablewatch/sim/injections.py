@@ -6,11 +6,17 @@ count error a shuffler that does not count, a game's own check code that
 game, ...). A round's plan also holds the rare hands placed on demand and
 the irregularities handled correctly (a misdeal, a shoe fault, a card found
 face up in the deck).
+
+Patterns across rounds are injected by table at a chosen strength, each drawing from
+a random stream of its own (a floor without them draws nothing more): chips walked
+(:class:`HoldDrift`), a meter growing at the wrong rate (:class:`MeterDrift`), a
+colluding dealer overpaying one seat (:class:`FavouringDealer`).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,6 +25,7 @@ from tablewatch.rules.checks.catalog import PROTOCOL_CHECKS
 from tablewatch.rules.games import all_rules
 
 if TYPE_CHECKING:
+    from tablewatch.sim.table_sim import TableSim
     from tablewatch.sim.table_state import SimTable
 
 
@@ -99,3 +106,100 @@ def plan_round(table: SimTable) -> RoundPlan:
     if table.jackpot_rate and rng.random() < table.jackpot_rate and plan.natural is None:
         plan.rigged = {"rare": []}  # resolved once seats are known
     return plan
+
+
+# ---- patterns across rounds, injected at a chosen strength ------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HoldDrift:
+    """Chips walked at the floor's table ``table`` (from 0): in a share ``strength`` of its
+    rounds, every wager the house won is settled ``push`` (the stake handed back, nothing
+    collected). Each such line is a WRONG_PAYOUT in the truth; the table's hold drifts
+    down by about the lost stakes of ``strength`` of its rounds."""
+
+    table: int
+    strength: float
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MeterDrift:
+    """The progressive meter of the floor's table ``table`` grows by its rate of
+    progression times ``1 + strength`` (``-0.1``: 10% too slowly)."""
+
+    table: int
+    strength: float
+
+
+@dataclass(frozen=True, slots=True)
+class FavouringDealer:
+    """A colluding dealer at the floor's table ``table``: ``DL-<table>-C`` deals every other
+    down there and, in a share ``strength`` of his rounds with ``seat`` played, pays that
+    seat one losing wager as won even money (or one won wager a stake too much). Each is a
+    WRONG_PAYOUT in the truth."""
+
+    table: int
+    seat: int
+    strength: float
+    seed: int = 0
+
+
+PatternInjection = HoldDrift | MeterDrift | FavouringDealer
+_PATTERN_KINDS = {"hold": HoldDrift, "meter": MeterDrift, "dealer": FavouringDealer}
+
+
+def parse_pattern(text: str) -> PatternInjection:
+    """``hold:TABLE:X``, ``meter:TABLE:X`` or ``dealer:TABLE:SEAT:X`` (TABLE from 0); a
+    ``ValueError`` naming the item, the field and the reason."""
+    kind, _, rest = text.partition(":")
+    parts = rest.split(":")
+    if kind not in _PATTERN_KINDS:
+        raise ValueError(f"{text!r}: kind {kind!r} is not one of hold, meter, dealer")
+    wanted = 3 if kind == "dealer" else 2
+    if len(parts) != wanted:
+        form = "dealer:TABLE:SEAT:X" if kind == "dealer" else f"{kind}:TABLE:X"
+        raise ValueError(f"{text!r}: expected {form}")
+    try:
+        table = int(parts[0])
+    except ValueError:
+        raise ValueError(f"{text!r}: TABLE {parts[0]!r} is not a table's number from 0") from None
+    try:
+        strength = float(parts[-1])
+    except ValueError:
+        raise ValueError(f"{text!r}: strength {parts[-1]!r} is not a number") from None
+    if kind == "meter":
+        if not -1 < strength <= 10:
+            raise ValueError(f"{text!r}: strength {strength:g} is not over -1 and at most 10")
+        return MeterDrift(table, strength)
+    if not 0 <= strength <= 1:
+        raise ValueError(f"{text!r}: strength {strength:g} is not a share from 0 to 1")
+    if kind == "hold":
+        return HoldDrift(table, strength)
+    try:
+        seat = int(parts[1])
+    except ValueError:
+        raise ValueError(f"{text!r}: SEAT {parts[1]!r} is not a seat 1 to 7") from None
+    if not 1 <= seat <= 7:
+        raise ValueError(f"{text!r}: SEAT {seat} is not a seat 1 to 7")
+    return FavouringDealer(table, seat, strength)
+
+
+def inject_pattern(sims: Sequence[TableSim], pattern: PatternInjection) -> None:
+    """Give the floor's table ``pattern.table`` the pattern; ``ValueError`` naming it and
+    the reason when the table cannot take it."""
+    if not 0 <= pattern.table < len(sims):
+        raise ValueError(f"{pattern}: table {pattern.table} is not 0 to {len(sims) - 1}")
+    table = sims[pattern.table].table
+    if isinstance(pattern, HoldDrift):
+        table.hold_drift = (pattern.strength, random.Random(pattern.seed))
+    elif isinstance(pattern, MeterDrift):
+        config = table.config
+        if not config.progressive_rate or config.progressive_reset is None:
+            raise ValueError(
+                f"{pattern}: table {pattern.table} ({config.table_id}) has no progressive "
+                "meter with a rate of progression"
+            )
+        table.meter_drift = pattern.strength
+    else:
+        table.favoured = (pattern.seat, pattern.strength, random.Random(pattern.seed))

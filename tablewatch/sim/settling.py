@@ -57,9 +57,11 @@ def settle(table: SimTable, plan: RoundPlan) -> None:
     lines += [e for e in pulled if rng.random() < 0.5]  # a `returned` line is optional
     target = _pick_line(table, lines, settlement, code)
     order = _layout_order(table.rules)
+    patterns = _pattern_lines(table, lines, settlement, order, target)
     for seat in sorted({e.seat for e in lines} | {e.seat for e in settlement.envy}, reverse=True):
         for line in sorted((e for e in lines if e.seat == seat), key=lambda e: order[e.bet]):
-            _settle_line(table, line, settlement, code if line is target else None)
+            pattern = patterns.get((line.seat, line.bet))
+            _settle_line(table, line, settlement, code if line is target else None, pattern)
         for envy in settlement.envy:
             if envy.seat != seat:
                 continue
@@ -78,6 +80,40 @@ def settle(table: SimTable, plan: RoundPlan) -> None:
     for seat, bet in _unpriced(table.rules, view, settlement):
         table.t.settle(seat, bet, "returned")
     table.pause(500, 2_000)
+
+
+def _pattern_lines(
+    table: SimTable,
+    lines: list[Expected],
+    settlement: Settlement,
+    order: dict[str, int],
+    target: Expected | None,
+) -> dict[tuple[int, str], str]:
+    """The lines an injected pattern changes this round (sim/injections.py): every line the
+    house wins, walked (``walk``), when the table's hold drifts this round; one line of the
+    favoured seat overpaid (``favour``) when the colluding dealer pays him this round. Drawn
+    from the injections' own random streams: a table with none draws nothing."""
+    out: dict[tuple[int, str], str] = {}
+    limited = table.rules.limited_bets
+    free = [
+        e
+        for e in lines
+        if e is not target
+        and e.result != "returned"
+        and not (e.odds is not None and e.odds.is_meter)
+        and not (e.seat in settlement.limits and e.bet in limited)
+    ]
+    if table.hold_drift is not None:
+        share, rng = table.hold_drift
+        if rng.random() < share:
+            out.update({(e.seat, e.bet): "walk" for e in free if e.result == "lose"})
+    if table.favoured is not None and table.colluding:
+        seat, share, rng = table.favoured
+        mine = sorted((e for e in free if e.seat == seat), key=lambda e: order[e.bet])
+        if mine and rng.random() < share:
+            line = next((e for e in mine if e.result == "lose"), mine[0])
+            out[(line.seat, line.bet)] = "favour"
+    return out
 
 
 def _layout_order(rules: GameRules) -> dict[str, int]:
@@ -121,7 +157,11 @@ def _bonus_bets(rules: GameRules) -> frozenset[str]:
 
 
 def _settle_line(
-    table: SimTable, line: Expected, settlement: Settlement, inject: str | None
+    table: SimTable,
+    line: Expected,
+    settlement: Settlement,
+    inject: str | None,
+    pattern: str | None = None,
 ) -> None:
     rng = table.rng
     result = line.result
@@ -139,6 +179,12 @@ def _settle_line(
     limit = settlement.limits.get(line.seat)
     if limit is not None and line.bet in table.rules.limited_bets and result == "win":
         paid = _capped_share(table.rules, line, settlement)
+    if pattern == "walk":  # chips walked: the stake handed back, nothing collected
+        result, paid = "push", 0
+        table.record("WRONG_PAYOUT", line.seat, line.bet)
+    elif pattern == "favour":  # the colluding dealer pays the seat
+        result, paid = ("win", paid + line.stake) if result == "win" else ("win", line.stake)
+        table.record("WRONG_PAYOUT", line.seat, line.bet)
     if inject == "WRONG_PAYOUT":
         if result == "win":
             paid = paid + line.stake if rng.random() < 0.5 else paid // 2

@@ -69,6 +69,10 @@ class SimTable:
         self.forgetting_stub = False  # an injected STUB_COUNT_MISSING under way
         self.face_up_card: int | None = None  # found face up in the deck this round
         self.hole_carder: HoleCarder | None = None  # an injected advantage player
+        # patterns across rounds injected (sim/injections.py), each with its own random stream
+        self.hold_drift: tuple[float, random.Random] | None = None  # share of rounds walked
+        self.meter_drift = 0.0  # the meter grows by its rate times 1 + this
+        self.favoured: tuple[int, float, random.Random] | None = None  # seat, share, stream
 
     def player_id(self, seat: int) -> str | None:
         """The tracking-card id the seat's wagers carry (the hole-carder's), if any."""
@@ -88,7 +92,14 @@ class SimTable:
 
     @property
     def dealer_id(self) -> str:
+        if self.favoured is not None and self.dealer_no % 2:
+            return f"DL-{self.config.table_id}-C"  # the colluding dealer: every other down
         return f"DL-{self.config.table_id}-{self.dealer_no}"
+
+    @property
+    def colluding(self) -> bool:
+        """The colluding dealer deals this round."""
+        return self.favoured is not None and self.dealer_no % 2 == 1
 
     def record(self, check: str, seat: int | None = None, bet: str | None = None) -> None:
         """The truth: this round (the one being played) has this error."""

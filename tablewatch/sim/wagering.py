@@ -95,7 +95,7 @@ def lockout(table: SimTable, wagers: Wagers, plan: RoundPlan) -> None:
     rate = table.config.progressive_rate
     if accepted and rate:
         total = sum(a for (_, bet), a in wagers.items() if bet == "progressive")
-        table.meter += int(total * rate)
+        table.meter += int(total * rate * (1 + table.meter_drift))
     if code == "BET_AFTER_LOCKOUT":
         late_wager(table, wagers)
 
