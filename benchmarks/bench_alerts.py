@@ -1,7 +1,7 @@
 """Alert latency: a finding stored -> its alert mail received, through the whole chain.
 
     python benchmarks/bench_alerts.py [--rate 1000] [--seconds 120] [--error-rate 0.05]
-                                      [--json]
+                                      [--load-cores 1] [--poll-ms 50] [--json]
 
 A simulated floor of 12 tables is produced to Kafka at a steady ``--rate`` events/s
 (``--error-rate`` of its rounds carry a dealer or controller error); a worker judges it
@@ -10,8 +10,11 @@ turns the findings of severity high and above into alerts and posts them to a re
 Alertmanager, started with the configuration ``tablewatch alerts config`` generates
 (group_wait 1s and group_interval 3s, the defaults); Alertmanager mails them to a local
 SMTP sink (aiosmtpd). For each finding: the time it was first seen stored (the worker's
-``findings`` table polled every 50 ms through its /query endpoint: up to 50 ms of
-polling is in the figure) to the time the first mail naming its alert arrived.
+``findings`` table polled through its /query endpoint, one statement every ``--poll-ms``
+from start to start, for the findings judged in the last 30 s: up to one poll period is
+in the figure, and the periods measured are in the output) to the time the first mail
+naming its alert arrived. ``--load-cores`` processes each spin one core meanwhile (a
+site's other services; 0: a quiet machine).
 
 Findings never mailed are counted: a warning at a table with a critical alert firing is
 inhibited by design. Kafka must be running (``deploy/kafka.sh start``).
@@ -21,16 +24,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import statistics
 import tempfile
 import threading
 import time
 import uuid
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import yaml
+from latency_probe import cpu_load, quantiles
 
 from tablewatch.alerts.local_alertmanager import LocalAlertmanager
 from tablewatch.alerts.model import stable_id
@@ -73,7 +76,14 @@ rules:
 
 
 def run(
-    root: Path, kafka: KafkaAccess, rate: float, seconds: float, error_rate: float
+    root: Path,
+    kafka: KafkaAccess,
+    rate: float,
+    seconds: float,
+    error_rate: float,
+    *,
+    load_cores: int = 1,
+    poll_ms: float = 50.0,
 ) -> dict[str, Any]:
     from kafka import KafkaProducer
 
@@ -88,6 +98,7 @@ def run(
     seen: dict[str, float] = {}  # finding_id -> first seen stored (time.time)
     severe: set[str] = set()
     where: dict[str, tuple[str, str]] = {}  # finding_id -> (table_id, severity)
+    answers: list[float] = []  # when each poll was answered (time.time)
     with MailSink(free_port()) as mail:
         rules = root / "alerts.yaml"
         rules.write_text(RULES.format(smtp=mail.port))
@@ -114,23 +125,26 @@ def run(
             with (
                 child_service(args, f"http://127.0.0.1:{worker_port}/health", root / "w.log"),
                 child_service(alerter, f"http://127.0.0.1:{alerter_port}/health", root / "a.log"),
+                cpu_load(load_cores),
             ):
                 stop = threading.Event()
 
                 def poll() -> None:
                     while not stop.is_set():
+                        began = time.monotonic()
                         rows = worker_query(
                             worker_port,
                             "SELECT finding_id, severity, table_id FROM findings "
                             "WHERE judged_at > now64(3) - INTERVAL 30 SECOND",
                         )
                         now = time.time()
+                        answers.append(now)
                         for finding_id, severity, table_id in rows:
                             seen.setdefault(str(finding_id), now)
                             where[str(finding_id)] = (str(table_id), str(severity))
                             if severity in ("high", "critical"):
                                 severe.add(str(finding_id))
-                        time.sleep(0.05)
+                        time.sleep(max(0.0, began + poll_ms / 1000 - time.monotonic()))
 
                 poller = threading.Thread(target=poll, daemon=True)
                 poller.start()
@@ -183,7 +197,10 @@ def run(
         f for f in missed
         if where[f][1] != "critical" and criticals.get(where[f][0], float("inf")) <= seen[f]
     ]  # fmt: skip
+    latency_ms = quantiles(waits)
+    periods = [b - a for a, b in pairwise(answers)]
     return {
+        "load_cores": load_cores,
         "events_sent": count,
         "send_rate_events_per_s": round(count / elapsed),
         "worker_lag_at_end_events": lag_at_end,
@@ -194,15 +211,10 @@ def run(
         "not_mailed_inhibited": len(inhibited),
         "not_mailed_otherwise": len(missed) - len(inhibited),
         "mails": mails,
-        "latency_ms_p50": round(1000 * statistics.median(waits)) if waits else None,
-        "latency_ms_p99": round(1000 * _quantile(waits, 0.99)) if waits else None,
-        "latency_ms_max": round(1000 * waits[-1]) if waits else None,
+        **{f"latency_ms_{k}": v for k, v in latency_ms.items()},
+        "poll_every_ms": poll_ms,
+        **{f"poll_period_ms_{k}": v for k, v in quantiles(periods).items()},
     }
-
-
-def _quantile(ordered: list[float], q: float) -> float:
-    """The nearest-rank quantile: the smallest value with at least ``q`` of them at or below."""
-    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
 def main() -> None:
@@ -210,12 +222,23 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=1000.0)
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--error-rate", type=float, default=0.05)
+    parser.add_argument(
+        "--load-cores",
+        type=int,
+        default=1,
+        help="processes each spinning one core meanwhile (0: a quiet machine)  [default: 1]",
+    )
+    parser.add_argument(
+        "--poll-ms", type=float, default=50.0, help="/query poll interval  [default: 50]"
+    )
     parser.add_argument("--bootstrap", default=DEFAULT_BOOTSTRAP)
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tw-bench-alerts-") as tmp:
-        figures = run(Path(tmp), KafkaAccess(options.bootstrap), options.rate, options.seconds,
-                      options.error_rate)  # fmt: skip
+        figures = run(
+            Path(tmp), KafkaAccess(options.bootstrap), options.rate, options.seconds,
+            options.error_rate, load_cores=options.load_cores, poll_ms=options.poll_ms,
+        )  # fmt: skip
     if options.json:
         print(json.dumps(figures))
         return

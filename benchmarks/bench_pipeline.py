@@ -41,6 +41,7 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -339,7 +340,7 @@ def latency(
     first = min(awaited.answered.values(), default=0.0)
     every, with_findings = awaited.waits(since=first + warmup_s)
     counted = sum(1 for t in awaited.answered.values() if t >= first + warmup_s)
-    periods = [b - a for a, b in zip(stats.answers, stats.answers[1:], strict=False)]
+    periods = [b - a for a, b in pairwise(stats.answers)]
     delays = [m.get("consumer_delay_ms", 0) for m in stats.metrics]
     rebalances = [m.get("rebalances", 0) for m in stats.metrics]
     latency_ms = quantiles(every)
