@@ -17,6 +17,7 @@ from tablewatch.rules.decode import encode_event
 from tablewatch.rules.events import AnyEvent
 from tablewatch.sim.floor import Floor
 from tablewatch.sim.games import choose, played
+from tablewatch.sim.injections import parse_pattern
 from tablewatch.sim.pacing import paced
 from tablewatch.sim.signing import FloorKeys, floor_keys
 
@@ -81,6 +82,17 @@ _PLAYED = ", ".join(game.rules.name for game in played())
     "with --out, tables.yaml says signing: required and keys not set in the environment "
     "are made and written to keys.env (--follow needs them set).",
 )
+@click.option(
+    "--pattern",
+    "patterns",
+    multiple=True,
+    metavar="KIND:TABLE:...",
+    help="Inject a pattern across rounds at a table (its number from 0), repeatable: "
+    "hold:TABLE:X (chips walked: in a share X of its rounds every wager the house won is "
+    "pushed), meter:TABLE:X (the progressive meter grows by its rate times 1+X), "
+    "dealer:TABLE:SEAT:X (a colluding dealer, every other down, overpays SEAT in a share X "
+    "of his rounds).",
+)
 def simulate(
     tables: int,
     games: str | None,
@@ -93,6 +105,7 @@ def simulate(
     speed: float,
     post_url: str | None,
     sign: bool,
+    patterns: tuple[str, ...],
 ) -> None:
     if not 0 <= error_rate <= 1 or not 0 <= jackpot_rate <= 1:
         raise click.BadParameter("rates are shares from 0 to 1")
@@ -112,7 +125,11 @@ def simulate(
         played = choose(games)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--games") from None
-    floor = Floor(tables, rounds, seed, error_rate, jackpot_rate, played)
+    try:
+        injected = tuple(parse_pattern(text) for text in patterns)
+        floor = Floor(tables, rounds, seed, error_rate, jackpot_rate, played, patterns=injected)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--pattern") from None
     keys = _keys(floor, generate=not follow) if sign else None
     encode = keys.encoder() if keys is not None else encode_event
     if follow and post_url is not None:

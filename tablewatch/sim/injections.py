@@ -185,11 +185,21 @@ def parse_pattern(text: str) -> PatternInjection:
     return FavouringDealer(table, seat, strength)
 
 
+def pattern_text(pattern: PatternInjection) -> str:
+    """The injection as :func:`parse_pattern` reads it: ``dealer:0:3:0.2``."""
+    if isinstance(pattern, HoldDrift):
+        return f"hold:{pattern.table}:{pattern.strength:g}"
+    if isinstance(pattern, MeterDrift):
+        return f"meter:{pattern.table}:{pattern.strength:g}"
+    return f"dealer:{pattern.table}:{pattern.seat}:{pattern.strength:g}"
+
+
 def inject_pattern(sims: Sequence[TableSim], pattern: PatternInjection) -> None:
     """Give the floor's table ``pattern.table`` the pattern; ``ValueError`` naming it and
     the reason when the table cannot take it."""
+    name = pattern_text(pattern)
     if not 0 <= pattern.table < len(sims):
-        raise ValueError(f"{pattern}: table {pattern.table} is not 0 to {len(sims) - 1}")
+        raise ValueError(f"{name}: table {pattern.table} is not 0 to {len(sims) - 1}")
     table = sims[pattern.table].table
     if isinstance(pattern, HoldDrift):
         table.hold_drift = (pattern.strength, random.Random(pattern.seed))
@@ -197,7 +207,7 @@ def inject_pattern(sims: Sequence[TableSim], pattern: PatternInjection) -> None:
         config = table.config
         if not config.progressive_rate or config.progressive_reset is None:
             raise ValueError(
-                f"{pattern}: table {pattern.table} ({config.table_id}) has no progressive "
+                f"{name}: table {pattern.table} ({config.table_id}) has no progressive "
                 "meter with a rate of progression"
             )
         table.meter_drift = pattern.strength

@@ -4,9 +4,12 @@ floor it was."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from tablewatch.cli import main as cli
 from tablewatch.patterns.meter_rate import MeterRate
 from tablewatch.rules.audit import Auditor
 from tablewatch.rules.config import parse_config
@@ -122,3 +125,15 @@ def test_a_meter_drift_on_a_table_with_no_meter_is_refused() -> None:
     # the floor's fifth table (index 4) offers no progressive
     with pytest.raises(ValueError, match=r"table 4 .* has no progressive meter"):
         Floor(tables=5, rounds=10, seed=1, patterns=(MeterDrift(4, 0.1),))
+
+
+def test_simulate_takes_patterns_and_refuses_a_bad_one(tmp_path: Path) -> None:
+    runner = CliRunner()
+    args = ["simulate", "--tables", "1", "--rounds", "120", "--error-rate", "0"]
+    done = runner.invoke(cli, [*args, "--out", str(tmp_path), "--pattern", "dealer:0:3:0.5"])
+    assert done.exit_code == 0, done.output
+    truth = (tmp_path / "truth.jsonl").read_text().splitlines()
+    assert truth and all('"seat":3' in line and "WRONG_PAYOUT" in line for line in truth)
+    bad = runner.invoke(cli, [*args, "--out", str(tmp_path), "--pattern", "meter:9:0.1"])
+    assert bad.exit_code == 2
+    assert "Invalid value for --pattern: meter:9:0.1: table 9 is not 0 to 0" in bad.output
