@@ -3,7 +3,7 @@
 A sequential likelihood-ratio test per unit (the player's tracking-card id when
 his wagers carry one, else ``table:dealer:seat``, the seat within one dealer's
 down). Each decision the game values (its descriptor's ``decision_values``)
-adds the log of
+multiplies the unit's likelihood ratio by
 
     P(the dealer's first card | the option taken, what the player saw; he sees it)
     ---------------------------------------------------------------------------
@@ -21,19 +21,24 @@ best, is
 
 (k options). Where the option taken is best whatever the first card (q = 1)
 the increment is 0: only decisions where seeing the card could change the play
-weigh.
+weigh. The statistic is the log of the mean of the likelihood ratios of a few
+alternatives (:data:`ALTERNATIVES`: ε = 2%, a player close to the known
+strategy, and ε = 25%, a player whose own strategy differs from it), so that a
+hole-carder who does not play the known strategy when he does not see is found
+too.
 
 The null hypothesis is that the decision does not depend on the dealer's first
 card given what the player saw, whatever the player's own strategy (the known
 one, another, mistakes): the first card is then uniform over the cards the
-player did not see, so each increment's exponential has mean exactly 1 and the
-statistic's exponential is a martingale of mean 1. By Ville's inequality an
-honest unit ever reaches the threshold ``h`` with probability at most e^-h,
-however long it plays: at ``h`` = ln(50,000) (the default), at most one
-honest unit in 50,000 is ever flagged (one per 10,000 player-hours while the
-units average 12 minutes of play or more). The finding names the rounds whose
-decisions weighed most (the largest increments). After a finding the unit's
-statistic starts again from 0.
+player did not see, so each increment's exponential has mean exactly 1 (for
+any p and σ), the likelihood ratio of each alternative and their mean are
+martingales of mean 1, and by Ville's inequality an honest unit ever reaches
+the threshold ``h`` with probability at most e^-h, however long it plays. At
+``h`` = ln(20,000) (the default), at most one honest unit in 20,000 is ever
+flagged: at most one per 10,000 player-hours while the units average half an
+hour of play or more. The finding names the rounds whose decisions weighed
+most (the largest increments). After a finding the unit's statistic starts
+again from 0.
 
 Rounds voided, or with a card exposed (every player could see it), are not read.
 """
@@ -52,28 +57,32 @@ from tablewatch.rules.round_result import RoundResult
 
 CHECK: Final = "ADVANTAGE_PLAY_SUSPECTED"
 STATISTIC: Final = "log-likelihood ratio"
-DEFAULT_SEES: Final = 0.5
-DEFAULT_ERROR_RATE: Final = 0.02
-UNITS_PER_FALSE_ALARM: Final = 50_000
+# (sees, error_rate) of the alternatives whose likelihood ratios are averaged
+ALTERNATIVES: Final = ((0.5, 0.02), (0.5, 0.25))
+UNITS_PER_FALSE_ALARM: Final = 20_000
 DEFAULT_THRESHOLD: Final = math.log(UNITS_PER_FALSE_ALARM)
 EVIDENCE_ROUNDS: Final = 5
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """The test's parameters: the alternative's ``sees`` (p) and ``error_rate`` (ε), the
-    ``threshold`` on the log-likelihood ratio, the rounds named as evidence."""
+    """The test's parameters: the alternatives (each ``(sees, error_rate)``: p and ε), the
+    ``threshold`` on the log of their mean likelihood ratio, the rounds named as evidence."""
 
-    sees: float = DEFAULT_SEES
-    error_rate: float = DEFAULT_ERROR_RATE
+    alternatives: tuple[tuple[float, float], ...] = ALTERNATIVES
     threshold: float = DEFAULT_THRESHOLD
     evidence: int = EVIDENCE_ROUNDS
 
     def __post_init__(self) -> None:
-        if not 0 < self.sees <= 1:
-            raise ValueError(f"advantage play: sees {self.sees:g} is not in (0, 1]")
-        if not 0 < self.error_rate < 0.5:
-            raise ValueError(f"advantage play: error_rate {self.error_rate:g} is not in (0, 0.5)")
+        if not self.alternatives:
+            raise ValueError("advantage play: alternatives: none given")
+        for sees, error_rate in self.alternatives:
+            if not 0 < sees < 1:
+                raise ValueError(f"advantage play: alternatives: sees {sees:g} is not in (0, 1)")
+            if not 0 < error_rate < 1:
+                raise ValueError(
+                    f"advantage play: alternatives: error_rate {error_rate:g} is not in (0, 1)"
+                )
         if not self.threshold > 0:
             raise ValueError(f"advantage play: threshold {self.threshold:g} is not above 0")
 
@@ -85,7 +94,8 @@ class Settings:
 
 
 def increment(value: DecisionValue, sees: float, error_rate: float) -> float:
-    """The log-likelihood ratio one decision adds (see the module's docstring)."""
+    """The log-likelihood ratio one decision adds under one alternative (see the module's
+    docstring)."""
     taken = value.options.index(value.taken)
     others = len(value.options) - 1
     sigma = 1.0 - error_rate if value.taken == value.strategy else error_rate / others
@@ -96,11 +106,18 @@ def increment(value: DecisionValue, sees: float, error_rate: float) -> float:
     )
 
 
+def mixture(llrs: list[float]) -> float:
+    """The log of the mean of the likelihood ratios whose logs are ``llrs``."""
+    top = max(llrs)
+    return top + math.log(sum(math.exp(x - top) for x in llrs) / len(llrs))
+
+
 @dataclass(slots=True)
 class UnitState:
     """One unit's statistic so far."""
 
-    llr: float = 0.0
+    llrs: list[float] = field(default_factory=list)  # one per alternative
+    llr: float = 0.0  # the statistic: the log of their mean likelihood ratio
     decisions: int = 0
     against_strategy: int = 0
     first_ts: str = ""
@@ -153,8 +170,13 @@ class AdvantagePlay:
         state = self.units.get(unit)
         if state is None:
             state = self.units[unit] = UnitState(first_ts=start_ts)
-        step = increment(value, settings.sees, settings.error_rate)
-        state.llr += step
+        if not state.llrs:
+            state.llrs = [0.0] * len(settings.alternatives)
+        for k, (sees, error_rate) in enumerate(settings.alternatives):
+            state.llrs[k] += increment(value, sees, error_rate)
+        statistic = mixture(state.llrs)
+        step = statistic - state.llr
+        state.llr = statistic
         state.decisions += 1
         state.against_strategy += value.taken != value.strategy
         state.last_ts = end_ts

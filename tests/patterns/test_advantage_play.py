@@ -13,7 +13,9 @@ from tablewatch.rules.events import Wager
 from tablewatch.rules.game_rules import DecisionValue
 from tablewatch.rules.judge import RoundResult
 from tablewatch.sim.floor import Floor
+from tablewatch.sim.games import SimulatedGame
 from tablewatch.sim.games.three_card_poker import SIMULATOR as THREE_CARD_POKER
+from tablewatch.sim.games.ultimate_texas_holdem import SIMULATOR as ULTIMATE_TEXAS_HOLDEM
 from tablewatch.sim.players import HoleCarder
 
 
@@ -65,11 +67,16 @@ def test_an_honest_decision_s_likelihood_ratio_has_mean_one(taken: str, strategy
     assert q * matched + (1 - q) * missed == pytest.approx(1.0)
 
 
-def test_the_statistic_crosses_its_threshold_on_the_ninth_such_decision() -> None:
-    # each decision adds ln(0.51 / 0.135) = 1.3291; the threshold ln(50,000) = 10.820:
-    # 8 of them make 10.633 (below), the 9th 11.962
+def test_the_statistic_crosses_its_threshold_on_the_eighth_such_decision() -> None:
+    # each decision multiplies the first alternative's (p 0.5, eps 0.02) likelihood ratio by
+    # 0.51 / 0.135 and the second's (p 0.5, eps 0.25, sigma 0.25) by (0.5 + 0.125) / 0.25 =
+    # 2.5; the statistic is the log of their mean: 8.665 after 7, 9.977 after 8, against
+    # the threshold ln(20,000) = 9.903
+    def statistic(n: int) -> float:
+        return math.log(((0.51 / 0.135) ** n + 2.5**n) / 2)
+
+    assert statistic(7) < math.log(20_000) <= statistic(8)
     fold = AdvantagePlay(Settings())
-    step = math.log(0.51 / 0.135)
     findings = []
     for n in range(1, 12):
         value = decision("play", "fold", "play", 0.25)
@@ -83,19 +90,19 @@ def test_the_statistic_crosses_its_threshold_on_the_ninth_such_decision() -> Non
         )
         if found is not None:
             findings.append((n, found))
-    assert [n for n, _ in findings] == [9]
+    assert [n for n, _ in findings] == [8]
     ((_, finding),) = findings
     assert finding.check == "ADVANTAGE_PLAY_SUSPECTED"
     assert finding.unit == "PC-9" and finding.table_id == "TCP-01" and finding.seat == 3
-    assert finding.statistic == pytest.approx(9 * step)
-    assert finding.threshold == pytest.approx(math.log(50_000))
-    assert finding.false_alarm_rate == "at most 1 honest unit in 50,000"
+    assert finding.statistic == pytest.approx(statistic(8))
+    assert finding.threshold == pytest.approx(math.log(20_000))
+    assert finding.false_alarm_rate == "at most 1 honest unit in 20,000"
     assert len(finding.evidence) == 5  # the five heaviest rounds (equal weights: latest first)
     assert (finding.first_ts, finding.last_ts) == (
         "2026-12-01T10:01:00.000Z",
-        "2026-12-01T10:09:30.000Z",
+        "2026-12-01T10:08:30.000Z",
     )
-    assert fold.units["PC-9"].llr == pytest.approx(2 * step)  # started again after it
+    assert fold.units["PC-9"].llr == pytest.approx(statistic(3))  # started again after it
 
 
 def _judged(floor: Floor) -> list[RoundResult]:
@@ -112,16 +119,22 @@ def test_honest_units_of_a_fixed_floor_raise_nothing() -> None:
     assert max(u.llr for u in fold.units.values()) < fold.settings.threshold
 
 
-def test_a_hole_carder_who_always_sees_is_found_by_his_player_id() -> None:
+@pytest.mark.parametrize(
+    ("game", "rounds"), [(THREE_CARD_POKER, 150), (ULTIMATE_TEXAS_HOLDEM, 200)]
+)
+def test_a_hole_carder_who_always_sees_is_found_by_his_player_id(
+    game: SimulatedGame, rounds: int
+) -> None:
     carder = HoleCarder(table=0, seat=3, sees=1.0, player_id="PC-77", seed=5)
-    floor = Floor(1, 150, 29, games=(THREE_CARD_POKER,), hole_carders=(carder,))
+    floor = Floor(1, rounds, 29, games=(game,), hole_carders=(carder,))
     results = _judged(floor)
     fold = AdvantagePlay()
     findings = [f for r in results for f in fold.feed(r)]
     assert findings and {f.unit for f in findings} == {"PC-77"}
     assert findings[0].seat == 3
     # he sat at seat 3 every round, his wagers carrying his id, and took the option best
-    # with the dealer's first card known every time
+    # with the dealer's first card known every time it was valued
+    valued = 0
     for result in results:
         ctx = result._context
         ids = {e.player_id for e in ctx.rnd.wager_events if type(e) is Wager and e.seat == 3}
@@ -131,3 +144,19 @@ def test_a_hole_carder_who_always_sees_is_found_by_his_player_id() -> None:
         for value in values.value(ctx.view, ctx.config):
             if value.seat == 3:
                 assert value.taken == value.best_first
+                valued += 1
+    assert valued >= rounds // 4
+
+
+def test_the_same_floor_without_him_is_the_floor_without_the_option() -> None:
+    plain = list(Floor(1, 40, 29, games=(THREE_CARD_POKER,)).events())
+    nobody = list(Floor(1, 40, 29, games=(THREE_CARD_POKER,), hole_carders=()).events())
+    assert plain == nobody
+    carder = HoleCarder(table=0, seat=3, sees=0.0, seed=5)  # never sees: plays as the others
+    seated = list(Floor(1, 40, 29, games=(THREE_CARD_POKER,), hole_carders=(carder,)).events())
+    assert all(getattr(e, "player_id", None) is None for e in seated)
+
+
+def test_a_hole_carder_at_a_table_the_floor_lacks_is_refused() -> None:
+    with pytest.raises(ValueError, match="hole-carder: table 3 is not 0 to 1"):
+        Floor(2, 10, 1, hole_carders=(HoleCarder(table=3, seat=1, sees=0.5),))

@@ -119,7 +119,7 @@ DEALS = {
 
 def test_strategy_and_settlement_of_hand_checked_deals() -> None:
     rows = np.array([cards(deal) for deal in DEALS])
-    net, play = ante_edge.net_per_ante(rows, ante_edge._blind_pricer("A"))
+    net, play = ante_edge.net_per_ante(rows, ante_edge.blind_pricer("A"))
     got = {deal: (int(p), float(n)) for deal, p, n in zip(DEALS, play, net, strict=True)}
     assert got == DEALS
 

@@ -20,6 +20,11 @@ from typing import TYPE_CHECKING, Any, Final
 from tablewatch.rules.cards import ACE, KING, QUEEN, TEN, Card, parse_cards, rank_of, suit_of
 from tablewatch.rules.game_rules import GameRules
 from tablewatch.rules.games import rules_of
+from tablewatch.rules.games.ultimate_texas_holdem.decision_values import (
+    best_with_first,
+    river_values,
+    strategy_plays,
+)
 from tablewatch.sim.dealing import cards_of
 from tablewatch.sim.games.simulated_game import Rigged, SimulatedGame
 
@@ -50,6 +55,7 @@ class UltimateTexasHoldem(SimulatedGame):
     default; a test's toy game played the same way, with its ``prefix``)."""
 
     side_bets = ("trips",)
+    hole_carding = True
 
     def __init__(self, rules: GameRules | None = None, prefix: str = "UTH") -> None:
         self.rules = rules or rules_of(NAME)
@@ -157,6 +163,12 @@ class UltimateTexasHoldem(SimulatedGame):
                     open_seats.remove(seat)
                 elif seat == wrong and street == 0:
                     t.decision(seat, "check")
+                elif street == 2 and _sees(table, seat):
+                    if plays_seeing(table, hole, community, cards_of(dealt, "dealer")):
+                        t.decision(seat, "play", amount=ante)
+                        open_seats.remove(seat)
+                    else:
+                        t.decision(seat, "fold")
                 elif _plays(street, hole, community[:seen]):
                     multiple = multiples[0] if rng.random() < 0.9 else multiples[-1]
                     t.decision(seat, "play", amount=multiple * ante)
@@ -165,6 +177,27 @@ class UltimateTexasHoldem(SimulatedGame):
                     t.decision(seat, "fold" if street == 2 else "check")
                 table.pause(300, 2_500)
         t.reveal("dealer")
+
+
+def _sees(table: SimTable, seat: int) -> bool:
+    """Whether the table's hole-carder sits at ``seat`` and sees the dealer's first card."""
+    carder = table.hole_carder
+    return carder is not None and carder.seat == seat and carder.looks()
+
+
+def plays_seeing(
+    table: SimTable, hole: Sequence[Card], board: Sequence[Card], dealer: Sequence[Card]
+) -> bool:
+    """A hole-carder's Play after the river, the dealer's first card seen: the option best
+    with it known (cards that are no hand play as :func:`own_pair_or_better` says)."""
+    letter = table.config.letter("blind")
+    cards = {*hole, *board}
+    if len(hole) != 2 or len(board) != 5 or len(cards) != 7 or not dealer or letter is None:
+        return own_pair_or_better(hole, board)
+    hole_cards, board_cards = (hole[0], hole[1]), tuple(board)
+    _, by_first, _, _ = river_values(hole_cards, board_cards, letter)
+    plays = strategy_plays(hole_cards, board_cards)
+    return best_with_first(by_first, dealer[0], plays) == "play"
 
 
 def _plays(street: int, hole: Sequence[Card], board: Sequence[Card]) -> bool:

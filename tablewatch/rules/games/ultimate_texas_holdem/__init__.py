@@ -39,6 +39,7 @@ from tablewatch.rules.game_rules import (
 from tablewatch.rules.games.ultimate_texas_holdem import (
     ante_edge,
     blind_check,
+    decision_values,
     play_wager_check,
     trips_edge,
     words,
@@ -119,4 +120,5 @@ RULES: Final = GameRules(
         HoldWager("trips", ("trips",), "trips"),
     ),
     words=words.WORDS,
+    decision_values=decision_values.VALUES,
 )

@@ -123,20 +123,40 @@ def play_multiples(cards: npt.NDArray[np.integer]) -> npt.NDArray[np.int8]:
     first, second = ranks[:, 0], ranks[:, 1]
     high, low = np.maximum(first, second), np.minimum(first, second)
     suited = (cards[:, 0] & 3) == (cards[:, 1] & 3)
+    return np.where(
+        preflop_4x(high, low, suited),
+        4,
+        np.where(flop_2x(cards), 2, np.where(river_1x(cards), 1, 0)),
+    ).astype(np.int8)
+
+
+def flop_2x(cards: npt.NDArray[np.integer]) -> npt.NDArray[np.bool_]:
+    """Whether the strategy plays 2x on the flop (rows as :func:`play_multiples`')."""
+    ranks = cards >> 2
+    first, second = ranks[:, 0], ranks[:, 1]
     pocket = first == second
     flop = ranks[:, 4:7]
-    board = ranks[:, 4:9]
     hole_paired_flop = pocket | (flop == first[:, None]).any(1) | (flop == second[:, None]).any(1)
     five = _category(strength5_batch(np.concatenate([cards[:, :2], cards[:, 4:7]], axis=1)))
     deuces_alone = pocket & (first == 0) & (five == Hand5.PAIR)
-    flop_2x = (hole_paired_flop & ~deuces_alone) | (five >= Hand5.STRAIGHT)
+    out: npt.NDArray[np.bool_] = (hole_paired_flop & ~deuces_alone) | (five >= Hand5.STRAIGHT)
+    return out
+
+
+def river_1x(cards: npt.NDArray[np.integer]) -> npt.NDArray[np.bool_]:
+    """Whether the strategy plays 1x after the river (rows as :func:`play_multiples`')."""
+    ranks = cards >> 2
+    first, second = ranks[:, 0], ranks[:, 1]
+    high = np.maximum(first, second)
+    pocket = first == second
+    board = ranks[:, 4:9]
     hole_paired = pocket | (board == first[:, None]).any(1) | (board == second[:, None]).any(1)
     seven = best5of7_batch(np.concatenate([cards[:, :2], cards[:, 4:9]], axis=1))
     beats_board = seven > strength5_batch(cards[:, 4:9])
-    river_1x = hole_paired | ((_category(seven) >= Hand5.STRAIGHT) & beats_board) | (high >= JACK)
-    return np.where(
-        preflop_4x(high, low, suited), 4, np.where(flop_2x, 2, np.where(river_1x, 1, 0))
-    ).astype(np.int8)
+    out: npt.NDArray[np.bool_] = (
+        hole_paired | ((_category(seven) >= Hand5.STRAIGHT) & beats_board) | (high >= JACK)
+    )
+    return out
 
 
 def net_per_ante(
@@ -158,7 +178,7 @@ def net_per_ante(
     return net, play
 
 
-def _blind_pricer(letter: str) -> Callable[[npt.NDArray[np.int32]], npt.NDArray[np.float64]]:
+def blind_pricer(letter: str) -> Callable[[npt.NDArray[np.int32]], npt.NDArray[np.float64]]:
     table = BLIND[letter]
 
     def price(strengths: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
@@ -177,7 +197,7 @@ def evaluate(
     progress: Progress | None = None,
 ) -> Totals:
     """Play the strategy on ``deals`` random deals with Blind pay table ``letter``."""
-    blind_net = _blind_pricer(letter)
+    blind_net = blind_pricer(letter)
     totals = Totals(0, 0.0, 0.0, 0.0, (0, 0, 0, 0))
     while totals.deals < deals:
         size = min(chunk, deals - totals.deals)
