@@ -19,6 +19,7 @@ from tablewatch.sim.floor import Floor
 from tablewatch.sim.games import choose, played
 from tablewatch.sim.injections import parse_pattern
 from tablewatch.sim.pacing import paced
+from tablewatch.sim.players import parse_hole_carder
 from tablewatch.sim.signing import FloorKeys, floor_keys
 
 _PLAYED = ", ".join(game.rules.name for game in played())
@@ -93,6 +94,16 @@ _PLAYED = ", ".join(game.rules.name for game in played())
     "dealer:TABLE:SEAT:X (a colluding dealer, every other down, overpays SEAT in a share X "
     "of his rounds).",
 )
+@click.option(
+    "--hole-carder",
+    "hole_carders",
+    multiple=True,
+    metavar="TABLE:SEAT:P[:PLAYER_ID]",
+    help="A player at SEAT of a table (its number from 0) every round who sees the dealer's "
+    "first card in a share P of rounds and then plays best with it (Three Card Poker's play "
+    "or fold, Ultimate Texas Hold 'Em's river), his wagers carrying PLAYER_ID if given; "
+    "repeatable.",
+)
 def simulate(
     tables: int,
     games: str | None,
@@ -106,6 +117,7 @@ def simulate(
     post_url: str | None,
     sign: bool,
     patterns: tuple[str, ...],
+    hole_carders: tuple[str, ...],
 ) -> None:
     if not 0 <= error_rate <= 1 or not 0 <= jackpot_rate <= 1:
         raise click.BadParameter("rates are shares from 0 to 1")
@@ -126,10 +138,21 @@ def simulate(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--games") from None
     try:
+        carders = tuple(parse_hole_carder(text) for text in hole_carders)
         injected = tuple(parse_pattern(text) for text in patterns)
-        floor = Floor(tables, rounds, seed, error_rate, jackpot_rate, played, patterns=injected)
+        floor = Floor(
+            tables,
+            rounds,
+            seed,
+            error_rate,
+            jackpot_rate,
+            played,
+            patterns=injected,
+            hole_carders=carders,
+        )
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--pattern") from None
+        hint = "--hole-carder" if str(exc).startswith("hole-carder") else "--pattern"
+        raise click.BadParameter(str(exc), param_hint=hint) from None
     keys = _keys(floor, generate=not follow) if sign else None
     encode = keys.encoder() if keys is not None else encode_event
     if follow and post_url is not None:

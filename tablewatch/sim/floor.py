@@ -52,6 +52,13 @@ class Floor:
             )
             for table_id in self.config["tables"]
         ]
+        self.seat_hole_carders()
+        for pattern in self.patterns:
+            inject_pattern(self.sims, pattern)
+
+    def seat_hole_carders(self) -> None:
+        """Seat :attr:`hole_carders` at their tables (``ValueError`` naming one a table cannot
+        take)."""
         for carder in self.hole_carders:
             if not 0 <= carder.table < len(self.sims):
                 raise ValueError(f"hole-carder: table {carder.table} is not 0 to {self.tables - 1}")
@@ -62,8 +69,6 @@ class Floor:
                     f"{table.rules.title}, where no hole-carder is simulated"
                 )
             table.hole_carder = carder
-        for pattern in self.patterns:
-            inject_pattern(self.sims, pattern)
 
     def rounds_of(self, index: int) -> int:
         share, extra = divmod(self.rounds, self.tables)

@@ -50,6 +50,29 @@ class HoleCarder:
         return self.rng.random() < self.sees
 
 
+def parse_hole_carder(text: str) -> HoleCarder:
+    """``TABLE:SEAT:P[:PLAYER_ID]`` (table from 0, seat 1-7, P from 0 to 1): a hole-carder;
+    ``ValueError`` naming the text and what is wrong."""
+    parts = text.split(":", 3)
+    if len(parts) < 3:
+        raise ValueError(f"hole-carder {text!r}: not TABLE:SEAT:P[:PLAYER_ID]")
+    try:
+        table, seat, sees = int(parts[0]), int(parts[1]), float(parts[2])
+    except ValueError:
+        raise ValueError(
+            f"hole-carder {text!r}: TABLE and SEAT are whole numbers, P a share from 0 to 1"
+        ) from None
+    player_id = parts[3] if len(parts) == 4 else None
+    if player_id is not None and not (0 < len(player_id) <= 64 and player_id.isprintable()):
+        raise ValueError(f"hole-carder {text!r}: PLAYER_ID is 1 to 64 printable characters")
+    try:
+        return HoleCarder(table, seat, sees, player_id, seed=table * 8 + seat)
+    except ValueError as exc:
+        raise ValueError(
+            f"hole-carder {text!r}: {str(exc).removeprefix('hole-carder: ')}"
+        ) from None
+
+
 class Seating:
     """Seats 1..7, each empty or holding a player; a Markov chain between rounds."""
 

@@ -45,3 +45,30 @@ def test_a_followed_floor_is_the_floor_written_with_out_stamped_when_sent(
         assert {**event, "ts": original["ts"]} == original
         # followed: the time it was sent (1e9 times faster: a millisecond apart at most)
         assert began <= ts_to_ms(event["ts"]) <= ended + len(sent)
+
+
+def test_a_hole_carder_sits_at_his_table_with_his_player_id(tmp_path: Path) -> None:
+    args = ["--tables", "2", "--rounds", "20", "--seed", "5", "--games", "three_card_poker"]
+    result = CliRunner().invoke(
+        simulate, [*args, "--hole-carder", "1:4:0.5:PC-9", "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    events = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    carried = {(e["table_id"], e["seat"]) for e in events if e.get("player_id") == "PC-9"}
+    assert carried == {("TCP-02", 4)}
+    wagers = [e for e in events if e["type"] == "wager" and e["table_id"] == "TCP-02"]
+    rounds = {e["round_id"] for e in wagers}
+    assert {e["round_id"] for e in wagers if e["seat"] == 4} == rounds  # every round
+
+
+def test_a_bad_hole_carder_exits_2_naming_it(tmp_path: Path) -> None:
+    for text, reason in (
+        ("7:1:0.5", "hole-carder: table 7 is not 0 to 1"),
+        ("0:9:0.5", "hole-carder '0:9:0.5': seat 9 is not 1 to 7"),
+        ("0:1:half", "hole-carder '0:1:half': TABLE and SEAT are whole numbers"),
+    ):
+        result = CliRunner().invoke(
+            simulate, ["--tables", "2", "--hole-carder", text, "--out", str(tmp_path)]
+        )
+        assert result.exit_code == 2
+        assert reason in " ".join(result.stderr.split())
