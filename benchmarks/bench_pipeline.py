@@ -21,10 +21,10 @@
    controller posts its events in small POSTs, ``--linger-ms`` after the first event
    not yet posted, or at once when a round ends (one POST at a time per table). For
    each round: from the answer to the POST carrying its ``round_end`` to its row in
-   ``rounds_v`` AND all its findings (its finding_count) in ``findings_v`` being
-   returned by the worker's /query, polled every ``--poll-ms`` with ONE statement
-   naming every round still awaited (the polling resolution is in the figures:
-   poll_period_ms). Rounds answered in the first ``--warmup`` s are not counted.
+   ``rounds_v`` AND all its findings (its finding_count) being returned by the
+   worker's /query, polled every ``--poll-ms`` with ONE statement naming the rounds
+   still awaited (:func:`latency_probe.awaited_sql`; the polling resolution is in
+   the figures: poll_period_ms). Rounds answered in the first ``--warmup`` s are not counted.
    Figures for every round and for the rounds carrying a finding; the CPU (cores)
    of the worker, the ingest endpoint, the benchmark and the load while sending.
 
