@@ -14,6 +14,14 @@ import aiohttp
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
+from tablewatch.store.batch import StoreBatch
+from tablewatch.store.client import connect
+from tablewatch.store.migrate import migrate
+from tablewatch.store.read_only import open_reader
+from tablewatch.store.writer import StoreWriter
+from tests.store.conftest import dsn_of
+from tests.store.helpers import JUDGED_AT, round_cut_before_the_cards
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 from latency_probe import (
@@ -136,3 +144,39 @@ def test_the_load_spins_a_core_per_process_and_stops() -> None:
         processes = list(load.processes)
     assert busy > 0.3  # at least a third of a core, even on a shared machine
     assert all(p.poll() is not None for p in processes)
+
+
+def test_the_poll_passes_the_read_only_checks_and_tells_row_and_findings(tmp_path: Path) -> None:
+    """The statement the benchmark sends to /query, run by the worker's read-only reader on a
+    store holding one judged round: its row's finding_count and its findings counted alike."""
+    result = round_cut_before_the_cards()
+    batch = StoreBatch()
+    batch.add_outcome(result, JUDGED_AT)
+    store_dsn = dsn_of(tmp_path / "store")
+    store = connect(store_dsn)
+    try:
+        migrate(store)
+        StoreWriter(store).insert_batch(batch)
+    finally:
+        store.close()
+    key = (result.table_id, result.round_id)
+    awaited = Awaited()
+    awaited.answer(key, 0.0)
+    awaited.answer(("T-unknown", "R-1"), 0.0)
+    reader = open_reader(store_dsn)
+    try:
+        first = reader.run(awaited_sql(awaited.pending())).rows
+        awaited.update(first, 1.0)
+        assert [list(r) for r in first] == [["round", *key, len(result.findings)]]
+        asked = awaited.findings_awaited(awaited.pending())
+        assert asked == [key]
+        second = reader.run(awaited_sql(awaited.pending(), asked)).rows
+        awaited.update(second, 2.0)
+    finally:
+        reader.close()
+    assert sorted(list(r) for r in second) == [
+        ["findings", *key, len(result.findings)],
+        ["round", *key, len(result.findings)],
+    ]
+    assert awaited.queryable == {key: 2.0}
+    assert awaited.pending() == [("T-unknown", "R-1")]
