@@ -83,6 +83,7 @@ from tablewatch.sim.games import choose  # noqa: E402
 from tablewatch.store.batch import StoreBatch  # noqa: E402
 from tablewatch.store.client import Client, connect, open_store  # noqa: E402
 from tablewatch.store.migrate import migrate  # noqa: E402
+from tablewatch.store.rollups import refresh_rollups  # noqa: E402
 from tablewatch.store.table_directory import directory_rows, write_directory  # noqa: E402
 from tablewatch.store.writer import StoreWriter  # noqa: E402
 
@@ -238,6 +239,7 @@ def fill(
                events_until=events_until)  # fmt: skip
         expanded = time.perf_counter() - started
         started = time.perf_counter()
+        refresh_rollups(client)  # the rollups of what was written, as the worker keeps them
         for table in ("rounds", "settlements", "findings", "round_index"):
             client.command(f"OPTIMIZE TABLE {table} FINAL")
         optimized = time.perf_counter() - started

@@ -38,6 +38,7 @@ from tablewatch.store.batch import StoreBatch  # noqa: E402
 from tablewatch.store.client import open_store  # noqa: E402
 from tablewatch.store.migrate import migrate  # noqa: E402
 from tablewatch.store.read_only import open_reader  # noqa: E402
+from tablewatch.store.rollups import refresh_rollups  # noqa: E402
 from tablewatch.store.sql_literals import quote  # noqa: E402
 from tablewatch.store.table_directory import directory_rows, write_directory  # noqa: E402
 from tablewatch.store.writer import StoreWriter  # noqa: E402
@@ -73,6 +74,7 @@ def fill(dsn: str, rounds: int) -> list[tuple[str, str]]:
                 batch = StoreBatch()
         batch.add_outcomes(auditor.finish(), JUDGED_AT)
         writer.insert_batch(batch)
+        refresh_rollups(client)  # the rollups of what was written, as the worker keeps them
         client.command("OPTIMIZE TABLE raw_events FINAL")
     return judged
 

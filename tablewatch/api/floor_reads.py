@@ -26,6 +26,7 @@ from typing import Any
 from tablewatch.api.models import Severity
 from tablewatch.api.sources import RowSource
 from tablewatch.rules.events import ms_to_ts
+from tablewatch.store.rollups import judgements_of
 from tablewatch.store.sql_literals import integer, quote
 
 WINDOW_MS = 24 * 3_600_000  # the open cases and the tables' activity the floor reads
@@ -202,15 +203,17 @@ def read_open_cases(source: RowSource, now_ms: int, window_ms: int = WINDOW_MS) 
     their round's latest dropped (as ``findings_v`` does, by the rounds' keys in
     ``round_judgements``), less those whose case's last step left it closed."""
     recent = _recent(now_ms - window_ms)
+    judged = judgements_of(
+        "(table_id, round_id) IN (SELECT table_id, round_id FROM findings "
+        f"WHERE {recent} AND round_id != '')"
+    )
     sql = f"""SELECT f.t, f.sev, count(), min(f.at_ms)
 FROM (SELECT finding_id AS id, any(table_id) AS t, any(round_id) AS rid,
              any(start_event_id) AS sid, any(severity) AS sev, max(judged_at) AS judged,
              min(toUnixTimestamp64Milli(ifNull(ts, judged_at))) AS at_ms
       FROM findings WHERE {recent} GROUP BY finding_id) AS f
 LEFT JOIN (SELECT table_id, round_id, start_event_id, max(judged_at) AS latest
-           FROM round_judgements
-           WHERE (table_id, round_id) IN (SELECT table_id, round_id FROM findings
-                                          WHERE {recent} AND round_id != '')
+           FROM {judged}
            GROUP BY table_id, round_id, start_event_id) AS r
   ON f.t = r.table_id AND f.rid = r.round_id AND f.sid = r.start_event_id
 WHERE (f.rid = '' OR f.judged >= r.latest)

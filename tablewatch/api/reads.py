@@ -30,6 +30,7 @@ from tablewatch.api.models import (
 from tablewatch.api.sources import RowSource
 from tablewatch.finding_money import money_text
 from tablewatch.rules.events import ms_to_ts
+from tablewatch.store.rollups import judgements_of
 from tablewatch.store.sql_literals import integer, quote
 
 
@@ -125,9 +126,11 @@ def list_findings(source: RowSource, f: Filters) -> FindingsPage:
     whatever page is asked for: the findings matching the filters are read newest first
     from ``findings FINAL``, :data:`CANDIDATES` (or the page, if more) at a time; the
     latest judgement of just their rounds is read from ``round_judgements`` (migration
-    0014) by its key, and the findings of an older judgement than their round's are
-    dropped (``findings_v``'s test: a table-level finding always stays; a round's when
-    its ``judged_at`` is at least the round's latest, or the round is not written yet),
+    0014) by its key and from the rounds stored since its last refresh
+    (``tablewatch.store.rollups.judgements_of``: exact before the next refresh), and the
+    findings of an older judgement than their round's are dropped (``findings_v``'s test:
+    a table-level finding always stays; a round's when its ``judged_at`` is at least the
+    round's latest, or the round is not written yet),
     until the page is full or no finding is left. The same rows as the view's, at a cost
     that does not grow with the store."""
     where = _finding_where(f)
@@ -186,10 +189,11 @@ def _latest_judgements(
         size += encoded
     latest: dict[tuple[str, str, str], int] = {}
     for keys in (c for c in chunks if c):
+        named = f"(table_id, round_id) IN ({', '.join(keys)})"
         for r in _rows(
             source,
             "SELECT table_id, round_id, start_event_id, max(toUnixTimestamp64Milli(judged_at)) "
-            f"FROM round_judgements WHERE (table_id, round_id) IN ({', '.join(keys)}) "
+            f"FROM {judgements_of(named)} "
             "GROUP BY table_id, round_id, start_event_id",
         ):
             latest[(str(r[0]), str(r[1]), str(r[2]))] = int(r[3])

@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -97,6 +97,7 @@ def migrate(dsn: str, cluster: str | None, print_only: bool) -> None:
     from tablewatch.store import theoretical
     from tablewatch.store.migrate import ClusterMigrationNeeded
     from tablewatch.store.migrate import migrate as run_migrations
+    from tablewatch.store.rollups import refresh_rollups as refresh
 
     if cluster is not None:
         _migrate_cluster(dsn, cluster, print_only)
@@ -111,6 +112,7 @@ def migrate(dsn: str, cluster: str | None, print_only: bool) -> None:
             Console(stderr=True).print(f"tablewatch db migrate: {exc}", markup=False)
             sys.exit(EXIT_ERROR)
         figures = theoretical.fill(client)
+        refresh(client)  # what a writer left since the last refresh, rolled up
     for label in applied:
         click.echo(f"applied {label}")
     if figures:
@@ -162,6 +164,26 @@ def _migrate_cluster(dsn: str, cluster: str, print_only: bool) -> None:
         f"{_where(dsn)}: cluster {cluster}: {len(statements)} statements applied, "
         f"every migration recorded; theoretical: {figures} figure(s) written"
     )
+
+
+@db.command("refresh-rollups")
+@dsn_option
+def refresh_rollups(dsn: str) -> None:
+    """Bring the dashboards' rollups up to date with the facts stored since their last
+    refresh (a running worker does it every --rollup-seconds; a store written otherwise
+    needs this)."""
+    from tablewatch.store.rollups import refresh_rollups as refresh
+
+    with _store(dsn, "refresh-rollups") as client:
+        done = refresh(client)
+    click.echo(
+        f"{_where(dsn)}: {len(done.rollups)} rollup(s) refreshed up to "
+        f"{_instant(done.watermark_ms)} in {done.seconds:.3f} s"
+    )
+
+
+def _instant(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
 
 
 @db.command()

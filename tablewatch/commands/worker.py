@@ -161,6 +161,14 @@ from tablewatch.topics import CHECKPOINTS, PARTITIONS, Topics
     "reads it). The same records always go to the chain-checkpoints topic.",
 )
 @click.option(
+    "--rollup-seconds",
+    default=2.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="The dashboards' rollups are brought up to date this often, on the store thread "
+    "(never inside an insert of events).",
+)
+@click.option(
     "--log-level",
     envvar="TABLEWATCH_LOG_LEVEL",
     show_envvar=True,
@@ -192,6 +200,7 @@ def worker(
     checkpoint_events: int,
     checkpoint_minutes: float,
     manifest_file: Path | None,
+    rollup_seconds: float,
     log_level: str,
 ) -> None:
     """Consume table-events, judge every round, write ClickHouse, rounds and findings."""
@@ -206,6 +215,7 @@ def worker(
         access_file=access_file,
         silence_minutes=silence_minutes,
         flush_every_ms=flush_ms,
+        rollup_seconds=rollup_seconds,
         data_dir=data_dir,
         app_id=app_id,
         session_timeout_s=session_timeout,

@@ -6,7 +6,7 @@ findings (no round) against no dealer. The floor average is over the tables chos
 from __future__ import annotations
 
 from tablewatch.dashboards import filters
-from tablewatch.dashboards.panels import DashboardSpec, PanelSql
+from tablewatch.dashboards.panels import DashboardSpec, PanelSql, with_freshness
 
 _ROUNDS = f"""
         SELECT table_id, round_id, start_event_id, ifNull(dealer_id, '') AS dealer_id,
@@ -85,11 +85,13 @@ ORDER BY per_100_rounds DESC, dealer_id
 """,
 )
 
-DASHBOARD = DashboardSpec(
-    uid="tablewatch-dealers",
-    title="TableWatch: dealers",
-    description="Errors per 100 rounds by check code, against the floor average.",
-    default_from="now-7d",
-    refresh="5m",
-    panels=(ERRORS_PER_100_ROUNDS_BY_DEALER, ERRORS_PER_100_ROUNDS_BY_DEALER_AND_CHECK),
+DASHBOARD = with_freshness(
+    DashboardSpec(
+        uid="tablewatch-dealers",
+        title="TableWatch: dealers",
+        description="Errors per 100 rounds by check code, against the floor average.",
+        default_from="now-7d",
+        refresh="5m",
+        panels=(ERRORS_PER_100_ROUNDS_BY_DEALER, ERRORS_PER_100_ROUNDS_BY_DEALER_AND_CHECK),
+    )
 )

@@ -9,7 +9,7 @@ acknowledgement.
 from __future__ import annotations
 
 from tablewatch.dashboards import filters
-from tablewatch.dashboards.panels import DashboardSpec, PanelSql
+from tablewatch.dashboards.panels import DashboardSpec, PanelSql, with_freshness
 
 OPEN_FINDINGS_BY_SEVERITY = PanelSql(
     name="open_findings_by_severity",
@@ -107,12 +107,19 @@ LIMIT 100
 """,
 )
 
-DASHBOARD = DashboardSpec(
-    uid="tablewatch-floor",
-    title="TableWatch: floor",
-    description="The surveillance wall: open findings, findings per minute, every table, "
-    "the latest critical findings.",
-    default_from="now-6h",
-    refresh="30s",
-    panels=(OPEN_FINDINGS_BY_SEVERITY, FINDINGS_PER_MINUTE, TABLE_TILES, LATEST_CRITICAL_FINDINGS),
+DASHBOARD = with_freshness(
+    DashboardSpec(
+        uid="tablewatch-floor",
+        title="TableWatch: floor",
+        description="The surveillance wall: open findings, findings per minute, every table, "
+        "the latest critical findings.",
+        default_from="now-6h",
+        refresh="30s",
+        panels=(
+            OPEN_FINDINGS_BY_SEVERITY,
+            FINDINGS_PER_MINUTE,
+            TABLE_TILES,
+            LATEST_CRITICAL_FINDINGS,
+        ),
+    )
 )

@@ -12,7 +12,7 @@ table, chips walking, a dealer paying wrong.
 from __future__ import annotations
 
 from tablewatch.dashboards import filters
-from tablewatch.dashboards.panels import DashboardSpec, PanelSql
+from tablewatch.dashboards.panels import DashboardSpec, PanelSql, with_freshness
 
 BAND_SE = 3
 
@@ -108,11 +108,14 @@ ORDER BY game, wager, paytable
 """,
 )
 
-DASHBOARD = DashboardSpec(
-    uid="tablewatch-hold",
-    title="TableWatch: hold",
-    description="Actual hold per table and wager against the theoretical edge, ±3 standard errors.",
-    default_from="now-30d",
-    refresh="5m",
-    panels=(HOLD_BY_TABLE_AND_WAGER, HOLD_BY_WAGER),
+DASHBOARD = with_freshness(
+    DashboardSpec(
+        uid="tablewatch-hold",
+        title="TableWatch: hold",
+        description="Actual hold per table and wager against the theoretical edge, "
+        "±3 standard errors.",
+        default_from="now-30d",
+        refresh="5m",
+        panels=(HOLD_BY_TABLE_AND_WAGER, HOLD_BY_WAGER),
+    )
 )

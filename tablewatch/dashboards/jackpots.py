@@ -5,7 +5,7 @@ settlements) and ``findings``."""
 from __future__ import annotations
 
 from tablewatch.dashboards import filters
-from tablewatch.dashboards.panels import DashboardSpec, PanelSql
+from tablewatch.dashboards.panels import DashboardSpec, PanelSql, with_freshness
 
 PROGRESSIVE_METERS = PanelSql(
     name="progressive_meters",
@@ -85,11 +85,13 @@ LIMIT 500
 """,
 )
 
-DASHBOARD = DashboardSpec(
-    uid="tablewatch-jackpots",
-    title="TableWatch: jackpots and progressives",
-    description="Meters, hits, what was paid from where, validations missing.",
-    default_from="now-7d",
-    refresh="1m",
-    panels=(PROGRESSIVE_METERS, PAID_FROM_WHERE, JACKPOT_HITS, JACKPOT_VALIDATIONS_MISSING),
+DASHBOARD = with_freshness(
+    DashboardSpec(
+        uid="tablewatch-jackpots",
+        title="TableWatch: jackpots and progressives",
+        description="Meters, hits, what was paid from where, validations missing.",
+        default_from="now-7d",
+        refresh="1m",
+        panels=(PROGRESSIVE_METERS, PAID_FROM_WHERE, JACKPOT_HITS, JACKPOT_VALIDATIONS_MISSING),
+    )
 )

@@ -4,7 +4,7 @@ Read from ``rounds``, ``procedure_events``, ``findings_by_minute`` and ``finding
 from __future__ import annotations
 
 from tablewatch.dashboards import filters
-from tablewatch.dashboards.panels import DashboardSpec, PanelSql
+from tablewatch.dashboards.panels import DashboardSpec, PanelSql, with_freshness
 
 STUB_COUNT_COMPLIANCE = PanelSql(
     name="stub_count_compliance",
@@ -107,12 +107,20 @@ LIMIT 500
 """,
 )
 
-DASHBOARD = DashboardSpec(
-    uid="tablewatch-procedures",
-    title="TableWatch: procedures",
-    description="Stub-count compliance, bets after lockout, deck age, shuffler counts, "
-    "sequence gaps.",
-    default_from="now-24h",
-    refresh="1m",
-    panels=(STUB_COUNT_COMPLIANCE, BETS_AFTER_LOCKOUT, DECK_AGE, SHUFFLER_COUNTS, SEQUENCE_GAPS),
+DASHBOARD = with_freshness(
+    DashboardSpec(
+        uid="tablewatch-procedures",
+        title="TableWatch: procedures",
+        description="Stub-count compliance, bets after lockout, deck age, shuffler counts, "
+        "sequence gaps.",
+        default_from="now-24h",
+        refresh="1m",
+        panels=(
+            STUB_COUNT_COMPLIANCE,
+            BETS_AFTER_LOCKOUT,
+            DECK_AGE,
+            SHUFFLER_COUNTS,
+            SEQUENCE_GAPS,
+        ),
+    )
 )

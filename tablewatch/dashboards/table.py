@@ -5,7 +5,7 @@ keys begin with table_id, start_ts)."""
 from __future__ import annotations
 
 from tablewatch.dashboards import filters
-from tablewatch.dashboards.panels import DashboardSpec, PanelSql
+from tablewatch.dashboards.panels import DashboardSpec, PanelSql, with_freshness
 
 ROUNDS_OVER_TIME = PanelSql(
     name="rounds_over_time",
@@ -94,18 +94,20 @@ ORDER BY last_round DESC, table_id
 """,
 )
 
-DASHBOARD = DashboardSpec(
-    uid="tablewatch-table",
-    title="TableWatch: table",
-    description="One table: rounds, payouts by wager, the money errors moved, findings, "
-    "dealers on duty.",
-    default_from="now-24h",
-    refresh="1m",
-    panels=(
-        ROUNDS_OVER_TIME,
-        EXPECTED_VS_ACTUAL_PAYOUTS_BY_WAGER,
-        MONEY_MOVED_BY_ERRORS,
-        TABLE_FINDINGS,
-        DEALERS_ON_DUTY,
-    ),
+DASHBOARD = with_freshness(
+    DashboardSpec(
+        uid="tablewatch-table",
+        title="TableWatch: table",
+        description="One table: rounds, payouts by wager, the money errors moved, findings, "
+        "dealers on duty.",
+        default_from="now-24h",
+        refresh="1m",
+        panels=(
+            ROUNDS_OVER_TIME,
+            EXPECTED_VS_ACTUAL_PAYOUTS_BY_WAGER,
+            MONEY_MOVED_BY_ERRORS,
+            TABLE_FINDINGS,
+            DEALERS_ON_DUTY,
+        ),
+    )
 )

@@ -54,6 +54,7 @@ from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
 from tablewatch.store.query_pool import QueryPool
 from tablewatch.store.read_only import open_reader
+from tablewatch.store.rollups import RollupRefresher
 from tablewatch.store.table_directory import directory_rows, write_directory
 from tablewatch.store.table_paytables import paytable_rows, write_paytables
 from tablewatch.store.theoretical import fill_configured
@@ -172,6 +173,8 @@ class Worker:
             publish_key(self.store, signer, int(time.time() * 1000))
         self.writer = StoreWriter(self.store)
         self.store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
+        # the dashboards' rollups, refreshed on the store thread (never inside an insert)
+        self.rollups = RollupRefresher(self.store, settings.rollup_seconds)
         self.access.install(self.app, self.store, self.store_thread)  # access_log, written here
         # casework: the one desk deciding case steps, writing them on the store thread
         self.cases = CaseDesk(self.store, settings.dispositions)
@@ -244,6 +247,12 @@ class Worker:
         async def tick() -> None:
             if self.processor.pending():
                 await self.flush()
+
+        @app.timer(settings.rollup_seconds)  # type: ignore[untyped-decorator]
+        async def refresh_rollups() -> None:  # a failure is logged, counted, read again next
+            await asyncio.get_running_loop().run_in_executor(
+                self.store_thread, self.rollups.refresh
+            )
 
         @app.timer(10.0)  # type: ignore[untyped-decorator]
         async def silence() -> None:

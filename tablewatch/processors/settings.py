@@ -25,6 +25,7 @@ class WorkerSettings:
     access_file: Path | None = None  # tokens and roles of /query and /metrics (None: off)
     web_port: int = 6066
     flush_every_ms: int = 250
+    rollup_seconds: float = 2.0  # the rollups' refresh period (tablewatch.store.rollups)
     flush_size: int = 2_000
     silence_minutes: float = 15.0
     session_timeout_s: float = 30.0  # how soon a killed worker's partitions are taken over

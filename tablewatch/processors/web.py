@@ -29,6 +29,7 @@ from tablewatch.processors.settings import WorkerSettings
 from tablewatch.processors.stepped_delivery import SteppedDeliveryApp
 from tablewatch.store.query_pool import PoolBusy, QueryPool
 from tablewatch.store.read_only import QueryFailed, QueryRefused
+from tablewatch.store.rollups import RollupRefresher
 
 
 class WorkerView(Protocol):
@@ -70,6 +71,9 @@ class WorkerView(Protocol):
 
     @property
     def store_thread(self) -> Executor: ...  # the one thread that uses the writing client
+
+    @property
+    def rollups(self) -> RollupRefresher: ...  # the rollups' refresh step and its figures
 
 
 def install_views(worker: WorkerView) -> None:
@@ -223,6 +227,8 @@ async def metrics_of(worker: WorkerView) -> dict[str, Any]:
         "batches_waiting": worker.batches.waiting(),
         "unacknowledged": worker.acks.waiting(),
         "access": worker.access.metrics(),  # access control, and the access log's rows
+        # the rollups' refreshes: how many, the last one's seconds, now less its watermark
+        "rollups": worker.rollups.metrics(),
     }
 
 

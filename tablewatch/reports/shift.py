@@ -29,6 +29,7 @@ from tablewatch.alerts.rules_file import UNASSIGNED_PIT, AlertRules
 from tablewatch.api.sources import RowSource
 from tablewatch.finding_money import money_text
 from tablewatch.rules.events import ms_to_ts
+from tablewatch.store.rollups import judgements_of
 from tablewatch.store.sql_literals import integer, quote
 
 MAX_LINES: Final = 10_000  # findings of the shift in one report (more: refused)
@@ -191,6 +192,10 @@ def _current(where: str, also: str = "") -> str:
     latest judgements of just their rounds are read from ``round_judgements`` by its key
     (as the floor's open cases are, ``tablewatch/api/floor_reads.py``). ``also``: a further
     condition on the columns ``id`` and ``at_ms``."""
+    judged = judgements_of(
+        "(table_id, round_id) IN (SELECT table_id, round_id FROM findings "
+        f"WHERE {where} AND round_id != '')"
+    )
     return f"""SELECT f.id, f.t, f.rid, f.sid, f.chk, f.sev, f.exp, f.act, f.msg, f.at_ms
 FROM (SELECT finding_id AS id, any(table_id) AS t, any(round_id) AS rid,
              any(start_event_id) AS sid, any(`check`) AS chk, any(severity) AS sev,
@@ -198,9 +203,7 @@ FROM (SELECT finding_id AS id, any(table_id) AS t, any(round_id) AS rid,
              max(judged_at) AS judged, min(toUnixTimestamp64Milli({_TIME})) AS at_ms
       FROM findings WHERE {where} GROUP BY finding_id) AS f
 LEFT JOIN (SELECT table_id, round_id, start_event_id, max(judged_at) AS latest
-           FROM round_judgements
-           WHERE (table_id, round_id) IN (SELECT table_id, round_id FROM findings
-                                          WHERE {where} AND round_id != '')
+           FROM {judged}
            GROUP BY table_id, round_id, start_event_id) AS r
   ON f.t = r.table_id AND f.rid = r.round_id AND f.sid = r.start_event_id
 WHERE (f.rid = '' OR f.judged >= r.latest){" AND " + also if also else ""}"""

@@ -66,6 +66,7 @@ from tablewatch.rules.events import (
 )
 from tablewatch.rules.table_config import TableConfig
 from tablewatch.store.read_only import Answer
+from tablewatch.store.rollups import covered_since, judgements_of
 from tablewatch.store.sql_literals import integer, quote
 
 
@@ -132,7 +133,7 @@ def load_round(
     index = (
         "SELECT toUnixTimestamp64Milli(first_ts), toUnixTimestamp64Milli(last_ts), "
         f"finding_rows, toJSONString(judged) FROM round_index WHERE table_id = {table} "
-        f"AND round_id = {rnd}"
+        f"AND round_id = {rnd}{_indexed_since(table, rnd)}"
     )
     # tables_v's row (the newest by updated_at) without its FINAL
     directory = [] if configs is not None else [
@@ -156,7 +157,7 @@ def load_round(
     if not indexed:  # the index holds none of its rows: as the store holds them
         reads.append(
             "SELECT 'judged', max(toUnixTimestamp64Milli(judged_at)), 0, start_event_id, '' "
-            f"FROM round_judgements WHERE table_id = {table} AND round_id = {rnd} "
+            f"FROM {judgements_of(f'table_id = {table} AND round_id = {rnd}')} "
             "GROUP BY start_event_id"
         )
     if concurrent:  # the events beside the rest
@@ -202,6 +203,22 @@ def load_round(
     result = judge_alone(config, timeline, dealing=dealing, meter=meter)
     others = [events[i].event_id for i in starts if i != begin]
     return report_of(result, timeline, config, findings=stored, same_round_id=others)
+
+
+def _indexed_since(table: str, rnd: str) -> str:
+    """What ``round_index`` will hold of the round_id (quoted ``table`` and ``rnd``) once
+    refreshed, from the facts stored since its last refresh, as rows of the index's
+    statement (none where nothing was): a round just stored is found before the next
+    refresh (``tablewatch.store.rollups``)."""
+    where = f"table_id = {table} AND round_id = {rnd} AND {covered_since('round_index')}"
+    return (
+        " UNION ALL SELECT toUnixTimestamp64Milli(min(ts)), toUnixTimestamp64Milli(max(ts)), "
+        f"toUInt64(0), '[[],[]]' FROM raw_events WHERE {where} GROUP BY table_id"
+        " UNION ALL SELECT NULL, NULL, toUInt64(0), toJSONString(maxMap(([start_event_id], "
+        f"[toUnixTimestamp64Milli(judged_at)]))) FROM rounds WHERE {where} GROUP BY table_id"
+        " UNION ALL SELECT NULL, NULL, count(), '[[],[]]' "
+        f"FROM findings WHERE {where} GROUP BY table_id"
+    )
 
 
 def _together(source: RowSource, statements: Sequence[str]) -> list[Rows]:

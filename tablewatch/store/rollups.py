@@ -29,8 +29,10 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from clickhouse_connect.driver.client import Client
+if TYPE_CHECKING:  # the dashboards import the names here without the client library
+    from clickhouse_connect.driver.client import Client
 
 log = logging.getLogger(__name__)
 
@@ -276,13 +278,13 @@ class RollupRefresher:
 
 def judgements_of(where: str) -> str:
     """A subquery of ``(table_id, round_id, start_event_id, judged_at)`` rows, ``where`` a
-    condition on those columns: the rounds' judgements in ``round_judgements`` and those
+    condition on those columns (written once: the engine applies it to both tables' keys
+    and indexes): the rounds' judgements in ``round_judgements`` and those
     stored since its ``covered`` mark (:func:`covered_since`), so that the greatest
     ``judged_at`` of a round is its latest judgement even before the next refresh."""
     return (
-        "(SELECT table_id, round_id, start_event_id, "
-        "CAST(judged_at AS DateTime64(3, 'UTC')) AS judged_at "
-        f"FROM round_judgements WHERE {where} "
+        "(SELECT * FROM (SELECT table_id, round_id, start_event_id, "
+        "CAST(judged_at AS DateTime64(3, 'UTC')) AS judged_at FROM round_judgements "
         "UNION ALL SELECT table_id, round_id, start_event_id, judged_at "
-        f"FROM rounds WHERE {where} AND {covered_since('round_judgements')})"
+        f"FROM rounds WHERE {covered_since('round_judgements')}) WHERE {where})"
     )

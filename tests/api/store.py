@@ -11,6 +11,7 @@ from tablewatch.rules.config import parse_config
 from tablewatch.sim.floor import Floor
 from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
+from tablewatch.store.rollups import refresh_rollups
 from tablewatch.store.table_directory import directory_rows, write_directory
 from tablewatch.store.writer import StoreWriter
 from tests.sim.floors import FIRST_TWO
@@ -47,6 +48,7 @@ def fill_store(directory: Path, **floor: Any) -> FilledStore:
         configs = parse_config(sim.config)
         entries = {t: entry_json(entry) for t, entry in sim.config["tables"].items()}
         write_directory(client, directory_rows(configs, entries, JUDGED_AT))
+        refresh_rollups(client)  # as the worker does after its inserts
     finally:
         client.close()
     return FilledStore(dsn, audited, sim.config)

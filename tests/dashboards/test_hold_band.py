@@ -20,6 +20,7 @@ from tablewatch.sim.floor import Floor
 from tablewatch.store import theoretical
 from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
+from tablewatch.store.rollups import refresh_rollups
 from tablewatch.store.table_directory import directory_rows, write_directory
 from tablewatch.store.table_paytables import paytable_rows, write_paytables
 from tablewatch.store.writer import StoreWriter
@@ -41,6 +42,7 @@ def clean_floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
         configs = parse_config(floor.config)
         write_directory(client, directory_rows(configs, {}, JUDGED_AT))
         write_paytables(client, paytable_rows(configs, JUDGED_AT))
+        refresh_rollups(client)  # as the worker does after its inserts
         yield client
     finally:
         client.close()

@@ -16,6 +16,7 @@ from tablewatch.rules.audit import Auditor
 from tablewatch.rules.decode import decode_event
 from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
+from tablewatch.store.rollups import refresh_rollups
 from tablewatch.store.table_directory import directory_rows, write_directory
 from tablewatch.store.writer import StoreWriter
 from tests.rounds.golden import write_files
@@ -38,6 +39,7 @@ def fill_store(dsn: str, events_path: Path, config_path: Path) -> None:
         write_directory(
             client, directory_rows(configs, table_entries(config_path), 1_796_000_000_000)
         )
+        refresh_rollups(client)  # as the worker does after its inserts
     finally:
         client.close()
 

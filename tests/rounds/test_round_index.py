@@ -106,6 +106,29 @@ def test_a_round_the_index_lost_is_read_as_the_store_holds_it(tmp_path: Path) ->
     assert [f.check for f in lost.findings] == ["WRONG_PAYOUT"]
 
 
+def test_a_round_stored_since_the_last_refresh_is_read_as_once_refreshed(
+    tmp_path: Path,
+) -> None:
+    """The rollups a reconstruction reads (round_index, round_judgements) are refreshed
+    every few seconds: a round stored since the last refresh is read from the facts
+    stored since it, the same as it is once refreshed."""
+    dsn = _store(tmp_path)
+    refreshed = _golden_lir_round(dsn)
+    with open_store(dsn) as client:
+        client.command("TRUNCATE TABLE round_index")
+        client.command("TRUNCATE TABLE round_judgements")
+        client.command("TRUNCATE TABLE rollup_watermarks")
+        # the last refresh ran just before the golden rounds were stored
+        client.command(
+            "INSERT INTO rollup_watermarks (name, watermark, covered) "
+            "SELECT arrayJoin(['round_index', 'round_judgements']), min(stored_at), "
+            "min(stored_at) FROM raw_events"
+        )
+    unrefreshed = _golden_lir_round(dsn)
+    assert unrefreshed == refreshed
+    assert [f.check for f in unrefreshed.findings] == ["WRONG_PAYOUT"]
+
+
 class _InPairs:
     """A source that says it runs statements at once: a pool of two readers on the store,
     whose first four statements must arrive two at a time (each waits for its partner at a

@@ -14,7 +14,7 @@ from tablewatch.sim.floor import Floor
 from tablewatch.store.client import connect
 from tablewatch.store.hold_lines import sync_hold_lines
 from tablewatch.store.migrate import available, migrate, should_run
-from tablewatch.store.rollups import ROLLUPS, refresh_rollups, watermarks
+from tablewatch.store.rollups import ROLLUPS, RollupRefresher, refresh_rollups, watermarks
 from tablewatch.store.rows import FINDING_COLUMNS
 from tablewatch.store.writer import StoreWriter
 from tests.store.conftest import dsn_of
@@ -156,3 +156,22 @@ def test_0019_repeated_after_stopping_halfway_keeps_old_rows_old(
     before = contents(bare_store)
     refresh_rollups(bare_store)  # nothing stored since: the views' rows stay as they were
     assert contents(bare_store) == before
+
+
+def test_the_workers_refresher_counts_its_refreshes_failures_and_lag(store: Client) -> None:
+    refresher = RollupRefresher(store, 2.0, clock=lambda: 0.0)
+    assert refresher.metrics()["lag_s"] is None  # never refreshed
+    refresher.refresh()
+    mark = watermarks(store)["round_index"]
+    refresher.clock = lambda: mark / 1000 + 3.5
+    figures = refresher.metrics()
+    assert (figures["refreshes"], figures["failures"], figures["lag_s"]) == (1, 0, 3.5)
+    store.command("RENAME TABLE round_index TO round_index_aside")  # a refresh fails
+    try:
+        refresher.refresh()  # logged and counted, not raised
+    finally:
+        store.command("RENAME TABLE round_index_aside TO round_index")
+    assert (refresher.refreshes, refresher.failures) == (1, 1)
+    assert watermarks(store)["round_index"] == mark  # read again by the next refresh
+    refresher.refresh()
+    assert refresher.refreshes == 2
