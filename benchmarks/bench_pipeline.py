@@ -26,7 +26,8 @@
    still awaited (:func:`latency_probe.awaited_sql`; the polling resolution is in
    the figures: poll_period_ms). Rounds answered in the first ``--warmup`` s are not counted.
    Figures for every round and for the rounds carrying a finding; the CPU (cores)
-   of the worker, the ingest endpoint, the benchmark and the load while sending.
+   of the worker, the ingest endpoint, the benchmark and the load while sending, and
+   the worker's CPU per poll (measured after the run: what the polling costs it).
 
 Kafka must be running (``deploy/kafka.sh start``).
 """
@@ -294,7 +295,27 @@ async def drive_floor(
             await asyncio.sleep(0.1)
         stop.set()
         await poller
+        cpu["poll_worker_cpu_ms"] = await poll_cost(session, worker_port, pids["worker"], awaited)
     return awaited, posted, stats, {"events_sent": count, "send_s": elapsed, **cpu}
+
+
+async def poll_cost(
+    session: aiohttp.ClientSession, port: int, pid: int, awaited: Awaited, polls: int = 40
+) -> float:
+    """The worker's CPU (ms) per poll, once the run is over: ``polls`` polls naming the last
+    15 rounds (and the findings of those carrying any), less the worker's idle CPU."""
+    last = list(awaited.queryable)[-15:]
+    sql = awaited_sql(last, [k for k in last if awaited.findings[k]])
+    url = f"http://127.0.0.1:{port}/query"
+    idle_from, idle_cpu = time.monotonic(), cpu_seconds(pid)
+    await asyncio.sleep(2.0)
+    idle = (cpu_seconds(pid) - idle_cpu) / (time.monotonic() - idle_from)
+    began, cpu = time.monotonic(), cpu_seconds(pid)
+    for _ in range(polls):
+        async with session.get(url, params={"sql": sql}) as reply:
+            await reply.read()
+    spent = cpu_seconds(pid) - cpu - idle * (time.monotonic() - began)
+    return round(1000 * spent / polls, 1)
 
 
 def latency(
@@ -367,6 +388,11 @@ def latency(
         "polls_busy": stats.busy,
         **{f"poll_period_ms_{k}": v for k, v in quantiles(periods).items()},
         **{f"query_ms_{k}": v for k, v in quantiles(stats.query_s).items()},
+        # what the polls cost the worker: CPU per poll (measured after the run) times polls/s
+        "poll_worker_cpu_ms": sent["poll_worker_cpu_ms"],
+        "poll_worker_cpu_cores": round(
+            sent["poll_worker_cpu_ms"] / 1000 * stats.polls / max(sent["send_s"], 1e-9), 3
+        ),
         "worker_cpu_cores": sent["worker_cpu_cores"],
         "ingest_cpu_cores": sent["ingest_cpu_cores"],
         "benchmark_cpu_cores": sent["benchmark_cpu_cores"],
