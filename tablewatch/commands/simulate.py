@@ -99,10 +99,10 @@ _PLAYED = ", ".join(game.rules.name for game in played())
     "hole_carders",
     multiple=True,
     metavar="TABLE:SEAT:P[:PLAYER_ID]",
-    help="A player at SEAT of a table (its number from 0) every round who sees the dealer's "
-    "first card in a share P of rounds and then plays best with it (Three Card Poker's play "
-    "or fold, Ultimate Texas Hold 'Em's river), his wagers carrying PLAYER_ID if given; "
-    "repeatable.",
+    help="A player at SEAT of a table (its number from 0) every round who sees the first "
+    "hidden card (the dealer's first, or the first community card) in a share P of rounds "
+    "and then takes the option best with it, where the simulator plays one (else exit 2); "
+    "his wagers carry PLAYER_ID if given; repeatable.",
 )
 def simulate(
     tables: int,

@@ -14,6 +14,7 @@ from tablewatch.rules.game_rules import DecisionValue
 from tablewatch.rules.judge import RoundResult
 from tablewatch.sim.floor import Floor
 from tablewatch.sim.games import SimulatedGame
+from tablewatch.sim.games.let_it_ride import SIMULATOR as LET_IT_RIDE
 from tablewatch.sim.games.three_card_poker import SIMULATOR as THREE_CARD_POKER
 from tablewatch.sim.games.ultimate_texas_holdem import SIMULATOR as ULTIMATE_TEXAS_HOLDEM
 from tablewatch.sim.players import HoleCarder
@@ -120,7 +121,8 @@ def test_honest_units_of_a_fixed_floor_raise_nothing() -> None:
 
 
 @pytest.mark.parametrize(
-    ("game", "rounds"), [(THREE_CARD_POKER, 150), (ULTIMATE_TEXAS_HOLDEM, 200)]
+    ("game", "rounds"),
+    [(THREE_CARD_POKER, 150), (ULTIMATE_TEXAS_HOLDEM, 200), (LET_IT_RIDE, 200)],
 )
 def test_a_hole_carder_who_always_sees_is_found_by_his_player_id(
     game: SimulatedGame, rounds: int

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from tablewatch.rules.cards import TEN, Card, parse_cards, rank_of, suit_of
 from tablewatch.rules.games import let_it_ride
+from tablewatch.rules.games.let_it_ride.decision_values import rides_seeing
 from tablewatch.rules.games.let_it_ride.settlement import MAIN_BETS
 from tablewatch.sim.dealing import cards_of
 from tablewatch.sim.games.simulated_game import Rigged, SimulatedGame
@@ -54,6 +55,7 @@ class LetItRide(SimulatedGame):
     rules = let_it_ride.RULES
     prefix = "LIR"
     side_bets = SIDE_BETS
+    hole_carding = True
 
     def floor_table(
         self, index: int, rng: random.Random, progressive: bool
@@ -156,6 +158,9 @@ class LetItRide(SimulatedGame):
                     continue  # decides after the card is turned
                 cards = cards_of(dealt, f"seat:{seat}")
                 keep = keeps_bet1(cards) if bet == "bet1" else keeps_bet2([*cards, community[0]])
+                carder = table.hole_carder
+                if bet == "bet1" and carder is not None and carder.seat == seat:
+                    keep = rides_seeing_first(table, cards, community, keep, carder.looks())
                 t.decision(seat, "ride" if keep else "pull", bet)
                 table.pause(300, 2_000)
             t.reveal("community", index)
@@ -164,6 +169,20 @@ class LetItRide(SimulatedGame):
                 t.decision(late[0], "pull", bet)
                 table.record("LATE_WITHDRAWAL", late[0], bet)
             table.pause(1_000, 4_000)
+
+
+def rides_seeing_first(
+    table: SimTable, cards: Sequence[Card], community: Sequence[Card], keep: bool, sees: bool
+) -> bool:
+    """A hole-carder's Bet 1: when he ``sees`` the first community card, the choice best with
+    it known; else ``keep``, as the other players choose."""
+    letter = table.config.letter("main")
+    if not sees or letter is None or len(cards) != 3 or len({*cards}) != 3 or not community:
+        return keep
+    if community[0] in cards:
+        return keep
+    three = sorted(cards)
+    return rides_seeing(letter, (three[0], three[1], three[2]), community[0])
 
 
 def keeps_bet1(cards: Sequence[Card]) -> bool:

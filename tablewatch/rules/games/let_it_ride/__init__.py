@@ -31,6 +31,7 @@ from tablewatch.rules.game_rules import (
     Wager,
 )
 from tablewatch.rules.games.let_it_ride import (
+    decision_values,
     five_card_bonus_edge,
     five_card_bonus_paytable,
     late_withdrawal_check,
@@ -162,4 +163,5 @@ RULES: Final = GameRules(
         ),
     ),
     words=words.WORDS,
+    decision_values=decision_values.VALUES,
 )
