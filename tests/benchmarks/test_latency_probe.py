@@ -22,7 +22,7 @@ from tablewatch.store.writer import StoreWriter
 from tests.store.conftest import dsn_of
 from tests.store.helpers import JUDGED_AT, round_cut_before_the_cards
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.append(str(Path(__file__).resolve().parents[2] / "benchmarks"))  # latency_probe
 
 from latency_probe import (
     Awaited,
