@@ -15,6 +15,13 @@ to the finding. The honest floors are the same seeds without the injection: ever
 finding there is a false alarm, given per unit observed (a table's shift, a table, a
 dealer). Each part is a function (``hold_band``, ``meter``, ``dealer``); ``main`` runs
 those ``--only`` names.
+
+``advantage`` (``advantage_play``) runs floors of one game at a time (each game whose
+decisions are valued): a hole-carder with a player id at seat 3 of table ``run % tables``
+who sees the first hidden card in a share p of rounds; its rounds to detect are his, and
+the share caught within 200 of them is given; the false alarms fall on the other units
+(player ids, ``table:dealer:seat``), given with their player-hours (each unit from its
+first round's start to its last one's end) and the tables' rounds per hour.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any
 
+from tablewatch.patterns.advantage_play import AdvantagePlay, unit_of
 from tablewatch.patterns.dealer_errors import DealerErrors
 from tablewatch.patterns.finding import PatternFinding
 from tablewatch.patterns.hold_band import HOUR_MS, HoldBand, registry_figures
@@ -39,6 +47,7 @@ from tablewatch.rules.events import ts_to_ms
 from tablewatch.rules.round_result import RoundResult
 from tablewatch.rules.table_config import TableConfig
 from tablewatch.sim.floor import Floor
+from tablewatch.sim.games import simulated
 from tablewatch.sim.injections import (
     FavouringDealer,
     HoldDrift,
@@ -46,11 +55,12 @@ from tablewatch.sim.injections import (
     PatternInjection,
     pattern_text,
 )
+from tablewatch.sim.players import HoleCarder
 
 Fold = Callable[[dict[str, TableConfig]], Callable[[RoundResult], list[PatternFinding]]]
-HOLD_STRENGTHS = (0.05, 0.1, 0.2)  # share of rounds whose lost wagers are pushed
+HOLD_STRENGTHS = (0.1, 0.2, 0.4)  # share of rounds whose lost wagers are pushed
 METER_STRENGTHS = (0.02, 0.05, 0.1)  # the meter grows by its rate times 1 + x
-DEALER_STRENGTHS = (0.05, 0.1, 0.2)  # share of the colluder's rounds overpaying the seat
+DEALER_STRENGTHS = (0.1, 0.2, 0.3)  # share of the colluder's rounds overpaying the seat
 FIGURES = registry_figures()  # computed once for every run
 
 
@@ -73,6 +83,9 @@ class Row:
     false_alarms: int  # findings on a unit not injected
     units: int  # the units those could have fallen on (table-shifts, tables, dealers)
     seconds: float
+    within: int | None = None  # runs detected within TARGET_ROUNDS (advantage play)
+    player_hours: float | None = None  # of the units a false alarm could have fallen on
+    rounds_per_hour: float | None = None  # of the simulated tables, by their clocks
 
 
 def judged(floor: Floor) -> Iterator[RoundResult]:
@@ -245,7 +258,103 @@ def dealer(options: Options) -> list[Row]:
     )
 
 
+CARDER_SEAT = 3
+CARDER_ID = "PC-HOLE"
+ADVANTAGE_SEES = (0.25, 0.5, 1.0)  # the share of rounds the hole-carder sees the first card
+ADVANTAGE_GAMES = ("three_card_poker", "ultimate_texas_holdem", "let_it_ride")
+TARGET_ROUNDS = 200  # caught within this many of his rounds
+
+
+def _advantage_run(
+    options: Options, seed: int, game: str, sees: float | None
+) -> tuple[int | None, int, int, float, int, float]:
+    """One floor of ``game`` (a hole-carder with his player id at table ``seed % tables``,
+    seat 3, when ``sees`` is given): (his rounds to the first finding on him, or None; false
+    alarms; honest units; their player-hours, each unit from its first round's start to its
+    last one's end; rounds; table-hours)."""
+    carders = (
+        (HoleCarder(seed % options.tables, CARDER_SEAT, sees, CARDER_ID, seed),)
+        if sees is not None
+        else ()
+    )
+    floor = Floor(
+        options.tables,
+        options.rounds,
+        seed,
+        options.error_rate,
+        games=(simulated(game),),
+        hole_carders=carders,
+    )
+    target = str(list(floor.config["tables"])[seed % options.tables]) if carders else None
+    fold = AdvantagePlay()
+    spans: dict[str, list[int]] = {}  # unit -> [first start, last end] (ms)
+    tables: dict[str, list[int]] = {}
+    played = rounds = false_alarms = 0
+    detected: int | None = None
+    for result in judged(floor):
+        rounds += 1
+        start, end = ts_to_ms(result.start_ts), ts_to_ms(result.end_ts)
+        span = tables.setdefault(result.table_id, [start, end])
+        span[1] = end
+        played += result.table_id == target
+        for seat in result._context.view.seats():
+            unit = unit_of(result, seat)
+            if unit != CARDER_ID:
+                spans.setdefault(unit, [start, end])[1] = end
+        for finding in fold.feed(result):
+            if finding.unit == CARDER_ID:
+                detected = played if detected is None else detected
+            else:
+                false_alarms += 1
+    hours = sum(end - start for start, end in spans.values()) / HOUR_MS
+    table_hours = sum(end - start for start, end in tables.values()) / HOUR_MS
+    return detected, false_alarms, len(spans), hours, rounds, table_hours
+
+
+def advantage_play(options: Options) -> list[Row]:
+    """ADVANTAGE_PLAY_SUSPECTED: a hole-carder who sees the dealer's first card in a share p
+    of rounds, at Three Card Poker and Ultimate Texas Hold 'Em floors; honest floors of the
+    same seeds and size for the false alarms, per player-hour."""
+    rows = []
+    for game in ADVANTAGE_GAMES:
+        title = simulated(game).rules.title
+        for sees in (None, *ADVANTAGE_SEES):
+            started = time.perf_counter()
+            found: list[int] = []
+            alarms = units = rounds = 0
+            hours = table_hours = 0.0
+            for seed in range(options.runs):
+                detected, false, seen, unit_hours, played, on_tables = _advantage_run(
+                    options, seed, game, sees
+                )
+                alarms += false
+                units += seen
+                hours += unit_hours
+                rounds += played
+                table_hours += on_tables
+                if detected is not None:
+                    found.append(detected)
+            rows.append(
+                Row(
+                    "ADVANTAGE_PLAY_SUSPECTED",
+                    f"{title}: " + ("none" if sees is None else f"hole-carder p={sees:g}"),
+                    options.runs,
+                    len(found),
+                    statistics.median(found) if found else None,
+                    max(found) if found else None,
+                    alarms,
+                    units,
+                    time.perf_counter() - started,
+                    within=None if sees is None else sum(n <= TARGET_ROUNDS for n in found),
+                    player_hours=hours,
+                    rounds_per_hour=rounds / table_hours if table_hours else None,
+                )
+            )
+    return rows
+
+
 PARTS: dict[str, Callable[[Options], list[Row]]] = {
+    "advantage": advantage_play,
     "hold": hold_band,
     "meter": meter,
     "dealer": dealer,
@@ -259,13 +368,23 @@ def table(rows: Sequence[Row]) -> str:
         "|---|---|---|---|---|---|",
     ]
     for row in rows:
-        detect = "-" if row.injected == "none" else f"{row.detected}/{row.runs}"
+        detect = "-" if row.injected.endswith("none") else f"{row.detected}/{row.runs}"
+        if row.within is not None:
+            detect += f" ({row.within} within {TARGET_ROUNDS} rounds)"
         rounds = "-" if row.rounds_median is None else f"{row.rounds_median:g}, {row.rounds_max}"
         lines.append(
             f"| {row.check} | {row.injected} | {detect} | {rounds} | {row.false_alarms} "
-            f"({row.units:,}) | {row.seconds:.0f} |"
+            f"({row.units:,}{_hours(row)}) | {row.seconds:.0f} |"
         )
     return "\n".join(lines)
+
+
+def _hours(row: Row) -> str:
+    """The player-hours and the rounds per hour of a row that counts them."""
+    if row.player_hours is None:
+        return ""
+    rate = f", {row.rounds_per_hour:.0f} rounds/h" if row.rounds_per_hour else ""
+    return f"; {row.player_hours:,.0f} player-hours{rate}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
