@@ -33,8 +33,10 @@ one, another, mistakes): the first card is then uniform over the cards the
 player did not see, so each increment's exponential has mean exactly 1 (for
 any p and σ), the likelihood ratio of each alternative and their mean are
 martingales of mean 1, and by Ville's inequality an honest unit ever reaches
-the threshold ``h`` with probability at most e^-h, however long it plays. At
-``h`` = ln(20,000) (the default), at most one honest unit in 20,000 is ever
+the threshold ``h`` with probability at most e^-h, however long it plays. ``h``
+is the log of the deciding table's ``patterns.advantage_false_alarm_units``
+(rules/config_patterns.py): at the default ln(20,000), at most one honest unit
+in 20,000 is ever
 flagged: at most one per 10,000 player-hours while the units average half an
 hour of play or more. The finding names the rounds whose decisions weighed
 most (the largest increments). After a finding the unit's statistic starts
@@ -51,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from tablewatch.patterns.finding import PatternFinding, RoundKey
+from tablewatch.rules.config_patterns import DEFAULT_PATTERNS
 from tablewatch.rules.events import Wager
 from tablewatch.rules.game_rules import DecisionValue
 from tablewatch.rules.round_result import RoundResult
@@ -59,18 +62,18 @@ CHECK: Final = "ADVANTAGE_PLAY_SUSPECTED"
 STATISTIC: Final = "log-likelihood ratio"
 # (sees, error_rate) of the alternatives whose likelihood ratios are averaged
 ALTERNATIVES: Final = ((0.5, 0.02), (0.5, 0.25))
-UNITS_PER_FALSE_ALARM: Final = 20_000
-DEFAULT_THRESHOLD: Final = math.log(UNITS_PER_FALSE_ALARM)
+DEFAULT_THRESHOLD: Final = math.log(DEFAULT_PATTERNS.advantage_false_alarm_units)
 EVIDENCE_ROUNDS: Final = 5
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
     """The test's parameters: the alternatives (each ``(sees, error_rate)``: p and ε), the
-    ``threshold`` on the log of their mean likelihood ratio, the rounds named as evidence."""
+    ``threshold`` on the log of their mean likelihood ratio (None: the log of the deciding
+    table's ``patterns.advantage_false_alarm_units``), the rounds named as evidence."""
 
     alternatives: tuple[tuple[float, float], ...] = ALTERNATIVES
-    threshold: float = DEFAULT_THRESHOLD
+    threshold: float | None = None
     evidence: int = EVIDENCE_ROUNDS
 
     def __post_init__(self) -> None:
@@ -83,14 +86,13 @@ class Settings:
                 raise ValueError(
                     f"advantage play: alternatives: error_rate {error_rate:g} is not in (0, 1)"
                 )
-        if not self.threshold > 0:
+        if self.threshold is not None and not self.threshold > 0:
             raise ValueError(f"advantage play: threshold {self.threshold:g} is not above 0")
 
-    @property
-    def false_alarm_rate(self) -> str:
-        """What the threshold was set for (Ville's bound, e^-threshold per unit)."""
-        units = math.exp(self.threshold)
-        return f"at most 1 honest unit in {units:,.0f}"
+
+def false_alarm_rate(threshold: float) -> str:
+    """What ``threshold`` was set for (Ville's bound, e^-threshold per unit)."""
+    return f"at most 1 honest unit in {math.exp(threshold):,.0f}"
 
 
 def increment(value: DecisionValue, sees: float, error_rate: float) -> float:
@@ -148,9 +150,12 @@ class AdvantagePlay:
         if values is None or result.voided or ctx.rnd.exposures:
             return []
         found: list[PatternFinding] = []
+        threshold = self.settings.threshold
+        if threshold is None:
+            threshold = math.log(ctx.config.patterns.advantage_false_alarm_units)
         for value in values.value(ctx.view, ctx.config):
             where = (result.table_id, result.round_id, result.start_ts, result.end_ts)
-            finding = self.observe(unit_of(result, value.seat), value, *where)
+            finding = self.observe(unit_of(result, value.seat), value, *where, threshold)
             if finding is not None:
                 found.append(finding)
         return found
@@ -163,10 +168,14 @@ class AdvantagePlay:
         round_id: str,
         start_ts: str,
         end_ts: str,
+        threshold: float | None = None,
     ) -> PatternFinding | None:
         """Add one decision of ``unit`` (made in round ``round_id`` of ``table_id``); the
-        finding when its statistic reaches the threshold."""
+        finding when its statistic reaches the threshold (``threshold``, else the settings',
+        else the default's)."""
         settings = self.settings
+        if threshold is None:
+            threshold = settings.threshold if settings.threshold is not None else DEFAULT_THRESHOLD
         state = self.units.get(unit)
         if state is None:
             state = self.units[unit] = UnitState(first_ts=start_ts)
@@ -187,13 +196,12 @@ class AdvantagePlay:
             heapq.heappush(state.heaviest, entry)
         elif step > state.heaviest[0][0]:
             heapq.heapreplace(state.heaviest, entry)
-        if state.llr < settings.threshold:
+        if state.llr < threshold:
             return None
         self.units[unit] = UnitState(first_ts=end_ts)
-        return self._finding(unit, state)
+        return self._finding(unit, state, threshold)
 
-    def _finding(self, unit: str, state: UnitState) -> PatternFinding:
-        settings = self.settings
+    def _finding(self, unit: str, state: UnitState, threshold: float) -> PatternFinding:
         evidence: tuple[RoundKey, ...] = tuple(
             (table, rnd) for _, table, rnd in sorted(state.heaviest, reverse=True)
         )
@@ -208,8 +216,8 @@ class AdvantagePlay:
             ),
             statistic_name=STATISTIC,
             statistic=state.llr,
-            threshold=settings.threshold,
-            false_alarm_rate=settings.false_alarm_rate,
+            threshold=threshold,
+            false_alarm_rate=false_alarm_rate(threshold),
             evidence=evidence,
             first_ts=state.first_ts,
             last_ts=state.last_ts,

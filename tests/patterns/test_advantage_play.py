@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 
 import pytest
@@ -18,6 +19,8 @@ from tablewatch.sim.games.let_it_ride import SIMULATOR as LET_IT_RIDE
 from tablewatch.sim.games.three_card_poker import SIMULATOR as THREE_CARD_POKER
 from tablewatch.sim.games.ultimate_texas_holdem import SIMULATOR as ULTIMATE_TEXAS_HOLDEM
 from tablewatch.sim.players import HoleCarder
+from tests.rules.test_three_card_poker import CONFIG, deal, table
+from tests.scenarios import configs, rounds
 
 
 def decision(taken: str, strategy: str, best: str, chance_play: float) -> DecisionValue:
@@ -117,7 +120,7 @@ def test_honest_units_of_a_fixed_floor_raise_nothing() -> None:
     findings = [f for r in _judged(floor) for f in fold.feed(r)]
     assert findings == []
     assert len(fold.units) > 10  # seats in each dealer's down, every one of them judged
-    assert max(u.llr for u in fold.units.values()) < fold.settings.threshold
+    assert max(u.llr for u in fold.units.values()) < math.log(20_000)
 
 
 @pytest.mark.parametrize(
@@ -162,3 +165,24 @@ def test_the_same_floor_without_him_is_the_floor_without_the_option() -> None:
 def test_a_hole_carder_at_a_table_the_floor_lacks_is_refused() -> None:
     with pytest.raises(ValueError, match="hole-carder: table 3 is not 0 to 1"):
         Floor(2, 10, 1, hole_carders=(HoleCarder(table=3, seat=1, sees=0.5),))
+
+
+def test_the_threshold_is_the_deciding_tables_setting() -> None:
+    config = copy.deepcopy(CONFIG)
+    config["tables"]["TCP-2"]["patterns"] = {"advantage_false_alarm_units": 2}
+    t = table("TCP-2")
+    t.round_start("R-1", "D-1")
+    t.wager(1, "ante", 1_000, player_id="PC-3")
+    t.lockout()
+    deal(t, {1: ["Qc", "6d", "4h"]}, ["Ks", "9h", "5c"])  # plays by Q-6-4; a king first: fold
+    t.decision(1, "fold")
+    t.reveal("dealer")
+    t.round_end()
+    (result,) = rounds([t], config)
+    (finding,) = AdvantagePlay().feed(result)
+    assert (finding.unit, finding.seat, finding.evidence) == ("PC-3", 1, (("TCP-2", "R-1"),))
+    assert finding.threshold == pytest.approx(math.log(2))
+    assert finding.false_alarm_rate == "at most 1 honest unit in 2"
+    config["tables"]["TCP-2"]["patterns"] = {"advantage_false_alarm_units": 1}
+    with pytest.raises(ValueError, match=r"patterns\.advantage_false_alarm_units: 1 is under 2"):
+        configs(config)
