@@ -304,10 +304,13 @@ def _too_large(
     # to the reader's result limits)
     # (the first FROM and WHERE, the last ORDER BY and LIMIT are the statement's own: a
     # value given is a literal after the first WHERE and before the ORDER BY)
-    table, where = statement.split(" FROM ", 1)[1].split(" WHERE ", 1)
-    where = where.rsplit(" LIMIT ", 1)[0]
-    if table == "procedure_events":
+    if f" FROM {_PROCEDURES} WHERE " in statement:  # _last_of's
+        table = _PROCEDURES
+        where = statement.split(f" FROM {_PROCEDURES} WHERE ", 1)[1].rsplit(" LIMIT ", 1)[0]
         where = where.rsplit(_LAST_ORDER, 1)[0]
+    else:
+        table, where = statement.split(" FROM ", 1)[1].split(" WHERE ", 1)
+        where = where.rsplit(" LIMIT ", 1)[0]
     counted = source.run(f"SELECT count() FROM {table} WHERE {where}").rows
     return RoundTooLarge(table_id, round_id, int(counted[0][0]), max_events)
 
@@ -504,17 +507,28 @@ def _findings_of(table_id: str, round_id: str, start: str | None, since_ms: int)
 
 
 _LAST_ORDER = " ORDER BY ts DESC, seq DESC, event_id DESC LIMIT 1 BY "
+# the deck changes and meter readings: procedure_events, and those of raw_events stored since
+# its last refresh (tablewatch.store.rollups), each with the columns _last_of reads
+_PROCEDURES = (
+    "(SELECT table_id, ts, event_id, seq, type, deck_id, dealing, amount "
+    "FROM procedure_events UNION ALL "
+    "SELECT table_id, ts, event_id, seq, type, JSONExtractString(payload, 'deck_id'), "
+    "JSONExtractString(payload, 'dealing'), "
+    "if(type = 'meter', JSONExtract(payload, 'amount', 'Nullable(Int64)'), NULL) "
+    f"FROM raw_events WHERE type IN ('deck_in', 'meter') AND {covered_since('procedure_events')})"
+)
 
 
 def _last_of(where: str, *, by: str = "type", limit: int | None = None) -> str:
     """The statement of the last event (in time, then seq) of each ``by`` (each type: the
-    deck_in looked for and the meter) in ``procedure_events`` matching ``where``: its
+    deck_in looked for and the meter) in ``procedure_events`` (and in the events stored
+    since its last refresh: :data:`_PROCEDURES`) matching ``where``: its
     type, ts in ms, seq, deck_id and the value the reconstruction takes of it (a deck_in's
     dealing, a meter's amount) as the decoded event holds it (``raw_events``, which the
     view fills it from, holds decoded events only: docs/store.md); ``limit`` rows at most."""
     return (
         "SELECT type AS part, toUnixTimestamp64Milli(ts), seq, deck_id, if(type = 'meter', "
-        f"toString(amount), toString(dealing)) FROM procedure_events WHERE {where}"
+        f"toString(amount), toString(dealing)) FROM {_PROCEDURES} WHERE {where}"
         f"{_LAST_ORDER}{by}" + ("" if limit is None else f" LIMIT {integer(limit)}")
     )
 

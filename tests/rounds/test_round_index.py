@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tablewatch.api.sources import ReaderPool, open_product_reader
-from tablewatch.rounds.from_store import load_round
+from tablewatch.rounds.from_store import _last_of, load_round
 from tablewatch.rounds.report import RoundReport
 from tablewatch.rules.events import ts_to_ms
 from tablewatch.store.client import open_store
@@ -109,7 +109,8 @@ def test_a_round_the_index_lost_is_read_as_the_store_holds_it(tmp_path: Path) ->
 def test_a_round_stored_since_the_last_refresh_is_read_as_once_refreshed(
     tmp_path: Path,
 ) -> None:
-    """The rollups a reconstruction reads (round_index, round_judgements) are refreshed
+    """The rollups a reconstruction reads (round_index, round_judgements, procedure_events:
+    the deck and the meter before the round) are refreshed
     every few seconds: a round stored since the last refresh is read from the facts
     stored since it, the same as it is once refreshed."""
     dsn = _store(tmp_path)
@@ -117,16 +118,24 @@ def test_a_round_stored_since_the_last_refresh_is_read_as_once_refreshed(
     with open_store(dsn) as client:
         client.command("TRUNCATE TABLE round_index")
         client.command("TRUNCATE TABLE round_judgements")
+        client.command("TRUNCATE TABLE procedure_events")
         client.command("TRUNCATE TABLE rollup_watermarks")
         # the last refresh ran just before the golden rounds were stored
         client.command(
             "INSERT INTO rollup_watermarks (name, watermark, covered) "
-            "SELECT arrayJoin(['round_index', 'round_judgements']), min(stored_at), "
-            "min(stored_at) FROM raw_events"
+            "SELECT arrayJoin(['round_index', 'round_judgements', 'procedure_events']), "
+            "min(stored_at), min(stored_at) FROM raw_events"
         )
     unrefreshed = _golden_lir_round(dsn)
     assert unrefreshed == refreshed
     assert [f.check for f in unrefreshed.findings] == ["WRONG_PAYOUT"]
+    # the deck changes and meter readings looked for before a round (its deck's dealing)
+    reader = open_reader(dsn)
+    try:
+        decks = reader.run(_last_of("table_id = 'LIR-G' AND type = 'deck_in'")).rows
+    finally:
+        reader.close()
+    assert [(r[0], r[3], r[4]) for r in decks] == [("deck_in", "D-9", "hand")]
 
 
 class _InPairs:
