@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -200,25 +200,28 @@ class Controller:
         self.wake.set()
 
     async def run(self, done: asyncio.Event) -> None:
+        """Post until ``done`` is set and nothing is left to post."""
         while True:
             if not self.buffer:
                 if done.is_set():
                     return
-                self.wake.clear()
-                waiter = asyncio.ensure_future(self.wake.wait())
-                stopper = asyncio.ensure_future(done.wait())
-                await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
-                waiter.cancel()
-                stopper.cancel()
+                await self._woken(done, None)
                 continue
             left = self.first_at + self.linger - time.monotonic()
             if not self.round_ended and left > 0 and not done.is_set():
-                self.wake.clear()
-                with suppress(TimeoutError):
-                    await asyncio.wait_for(self.wake.wait(), left)
+                await self._woken(done, left)
                 continue
             batch, self.buffer, self.round_ended = self.buffer, [], False
             await self._post(batch)
+
+    async def _woken(self, done: asyncio.Event, timeout: float | None) -> None:
+        """Until an event is added, ``done`` is set, or ``timeout`` s have passed."""
+        self.wake.clear()
+        waiter = asyncio.ensure_future(self.wake.wait())
+        stopper = asyncio.ensure_future(done.wait())
+        await asyncio.wait({waiter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        stopper.cancel()
 
     async def _post(self, batch: list[tuple[bytes, tuple[str, str] | None]]) -> None:
         body = b"[" + b",".join(raw for raw, _ in batch) + b"]"
