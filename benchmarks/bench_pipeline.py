@@ -3,7 +3,7 @@
     python benchmarks/bench_pipeline.py [--events 100000] [--rate 1000] [--seconds 60]
                                         [--load-cores 1] [--linger-ms 100] [--poll-ms 50]
                                         [--warmup 5] [--only throughput|latency]
-                                        [--partitions 4 ...] [--vs-without-views] [--json]
+                                        [--partitions 4 ...] [--vs-without-refresh] [--json]
 
 1. Throughput: a simulated floor's events are produced to a fresh topic; then,
    in the same run, (a) raw aiokafka consumption of that topic (the floor of
@@ -119,29 +119,14 @@ def floor_events(events: int, seed: int) -> tuple[Floor, list[tuple[str, bytes, 
     return floor, out
 
 
-def drop_materialized_views(dsn: str) -> list[str]:
-    """The store migrated, then its materialized views dropped: the same worker writing
-    without the rollups' triggers (a baseline for their cost)."""
-    from tablewatch.store.client import open_store
-    from tablewatch.store.migrate import migrate
-
-    with open_store(dsn) as client:
-        migrate(client)
-        names = [
-            str(row[0])
-            for row in client.query(
-                "SELECT name FROM system.tables WHERE database = currentDatabase() "
-                "AND engine = 'MaterializedView'"
-            ).result_rows
-        ]
-        for name in names:
-            client.command(f"DROP VIEW IF EXISTS {name}")
-    return names
+NO_REFRESH_S = 86_400.0  # --rollup-seconds of a worker whose rollups are not refreshed
 
 
 def throughput(
-    root: Path, events: int, partitions: int = 4, without_views: bool = False
+    root: Path, events: int, partitions: int = 4, refresh: bool = True
 ) -> dict[str, Any]:
+    """The worker's events per second and CPU per event; ``refresh`` False: its rollups
+    not refreshed meanwhile (a baseline for the refresh's cost)."""
     floor, stream = floor_events(events, seed=7)
     prefix = f"bench{uuid.uuid4().hex[:8]}-"
     create_topics(KAFKA, prefix, partitions=partitions)
@@ -153,11 +138,12 @@ def throughput(
     raw_rate = asyncio.run(raw_consume(topic, n))
     port = free_port()
     dsn = f"chdb:///{root / f'chdb-throughput-{prefix}'}"
-    dropped = drop_materialized_views(dsn) if without_views else []
     args = [*worker_args(
         config, kafka=KAFKA, dsn=dsn,
         web_port=port, prefix=prefix, data_dir=root / f"worker-throughput-{prefix}",
     ), "--partitions", str(partitions)]  # fmt: skip
+    if not refresh:
+        args += ["--rollup-seconds", str(NO_REFRESH_S)]
     with child_service(
         args, f"http://127.0.0.1:{port}/health", root / f"worker-throughput-{prefix}.log"
     ) as process:
@@ -178,10 +164,13 @@ def throughput(
         counted = max(done - first_n, 1)
         main_cpu = (last_cpu[0] - first_cpu[0]) / counted
         process_cpu = (last_cpu[1] - first_cpu[1]) / counted
+        rollups = get_json(port, "/metrics").get("rollups", {})
     return {
         "events": n,
         "partitions": partitions,
-        "materialized_views_dropped": len(dropped),
+        "rollups_refreshed": refresh,
+        "rollup_refreshes": rollups.get("refreshes"),
+        "rollup_last_seconds": rollups.get("last_seconds"),
         "raw_aiokafka_events_per_s": round(raw_rate),
         "worker_events_per_s": round(rate),
         "worker_vs_raw": round(rate / raw_rate, 4),
@@ -441,10 +430,12 @@ def main() -> None:
         help="throughput with the events topic of each of these partition counts, in turn",
     )
     parser.add_argument(
+        "--vs-without-refresh",
         "--vs-without-views",
+        dest="vs_without_refresh",
         action="store_true",
-        help="each throughput run also on a store whose materialized views (the rollups) "
-        "were dropped, in turn: their cost to the worker",
+        help="each throughput run also with the rollups not refreshed (--rollup-seconds "
+        f"{NO_REFRESH_S:g}), in turn: the refresh's cost to the worker",
     )
     parser.add_argument(
         "--bootstrap",
@@ -461,9 +452,9 @@ def main() -> None:
             for partitions in options.partitions:
                 name = "throughput" if options.partitions == [4] else f"throughput_{partitions}p"
                 results[name] = throughput(root, options.events, partitions)
-                if options.vs_without_views:
-                    results[f"{name}_without_views"] = throughput(
-                        root, options.events, partitions, without_views=True
+                if options.vs_without_refresh:
+                    results[f"{name}_without_refresh"] = throughput(
+                        root, options.events, partitions, refresh=False
                     )
         if options.only in (None, "latency"):
             results["latency"] = latency(
