@@ -125,7 +125,7 @@ def test_honest_units_of_a_fixed_floor_raise_nothing() -> None:
 
 @pytest.mark.parametrize(
     ("game", "rounds"),
-    [(THREE_CARD_POKER, 150), (ULTIMATE_TEXAS_HOLDEM, 200), (LET_IT_RIDE, 200)],
+    [(THREE_CARD_POKER, 150), (ULTIMATE_TEXAS_HOLDEM, 120), (LET_IT_RIDE, 200)],
 )
 def test_a_hole_carder_who_always_sees_is_found_by_his_player_id(
     game: SimulatedGame, rounds: int

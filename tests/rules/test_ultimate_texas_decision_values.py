@@ -50,16 +50,15 @@ def river_round(dealer: tuple[str, str], action: str) -> RoundResult:
     return result
 
 
-def valued(result: RoundResult) -> tuple[DecisionValue, ...]:
+def valued(result: RoundResult, point: str | None = None) -> tuple[DecisionValue, ...]:
     ctx = result._context
     values = ctx.config.rules.decision_values
     assert values is not None
-    return values.value(ctx.view, ctx.config)
+    return tuple(v for v in values.value(ctx.view, ctx.config) if point in (None, v.point))
 
 
 def test_a_river_play_is_valued_over_the_dealers_hands() -> None:
-    (value,) = valued(river_round(("9c", "4d"), "fold"))
-    assert value.point == "after the river"
+    (value,) = valued(river_round(("9c", "4d"), "fold"), "after the river")
     # the known strategy plays a jack in the hole; this player folded
     assert (value.strategy, value.taken) == ("play", "fold")
     assert value.seen == pytest.approx((mean_play(HOLE), -2.0), abs=1e-12)
@@ -73,14 +72,34 @@ def test_a_river_play_is_valued_over_the_dealers_hands() -> None:
 
 
 def test_a_dealer_ace_first_makes_folding_best() -> None:
-    (value,) = valued(river_round(("As", "Ad"), "fold"))
+    (value,) = valued(river_round(("As", "Ad"), "fold"), "after the river")
     by_hand = mean_play(HOLE, "As")
     assert by_hand < -2  # an ace pairs him or beats the jack kicker more often than not
     assert value.first_card[0] == pytest.approx(by_hand, abs=1e-12)
     assert value.best_first == "fold"
 
 
-def test_raises_before_the_river_are_not_valued() -> None:
+def test_a_raise_before_the_flop_is_not_valued() -> None:
     seat = Seat(HOLE, {"ante": 1_000, "blind": 1_000}, [(0, "play", 4_000)])
     (result,) = rounds([play_round({1: seat}, community=BOARD)], CONFIG)
     assert valued(result) == ()
+
+
+def test_a_flop_check_is_valued_by_the_river_decision_it_leaves() -> None:
+    """Hidden cards known (turn 7d, river 2s, the dealer's 9c 4d): 2x would win 2 + 1 (the
+    Ante, the dealer qualifying with the board's sevens), the Blind pushing on a pair; a
+    check then plays 1x at the river and wins 1 + 1."""
+    result = river_round(("9c", "4d"), "play")
+    (flop,) = valued(result, "on the flop")
+    assert (flop.options, flop.taken) == (("play", "check"), "check")
+    # the known strategy plays 2x on the flop with a pair using a hole card or a straight
+    # or better: J-4 on K-Q-7 has neither
+    assert flop.strategy == "check"
+    assert flop.hidden == (3.0, 2.0)
+    assert 0.0 <= flop.chance_best[0] <= 1.0
+    assert flop.chance_best[0] + flop.chance_best[1] == pytest.approx(1.0)
+    # the best option with the first card known is the larger of its two values
+    play, check = flop.first_card
+    assert flop.best_first == ("play" if play > check else "check")
+    # the same round valued again gives the same estimate (its draw is seeded by the cards)
+    assert valued(result, "on the flop") == (flop,)

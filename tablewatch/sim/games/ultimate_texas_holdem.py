@@ -22,6 +22,9 @@ from tablewatch.rules.game_rules import GameRules
 from tablewatch.rules.games import rules_of
 from tablewatch.rules.games.ultimate_texas_holdem.decision_values import (
     best_with_first,
+    flop_best_with_first,
+    flop_strategy_plays,
+    flop_values,
     river_values,
     strategy_plays,
 )
@@ -150,6 +153,8 @@ class UltimateTexasHoldem(SimulatedGame):
         if silent in open_seats:
             open_seats.remove(silent)
             table.record("DECISION_MISSING", silent)
+        seeing = {seat for seat in open_seats if _sees(table, seat)}  # one look a round
+        dealer = cards_of(dealt, "dealer")
         for street, (seen, multiples) in enumerate(((0, (4, 3)), (3, (2,)), (5, (1,)))):
             if street:
                 t.reveal("community", street)
@@ -163,8 +168,14 @@ class UltimateTexasHoldem(SimulatedGame):
                     open_seats.remove(seat)
                 elif seat == wrong and street == 0:
                     t.decision(seat, "check")
-                elif street == 2 and _sees(table, seat):
-                    if plays_seeing(table, hole, community, cards_of(dealt, "dealer")):
+                elif street == 1 and seat in seeing:
+                    if plays_flop_seeing(table, hole, community, dealer):
+                        t.decision(seat, "play", amount=2 * ante)
+                        open_seats.remove(seat)
+                    else:
+                        t.decision(seat, "check")
+                elif street == 2 and seat in seeing:
+                    if plays_seeing(table, hole, community, dealer):
                         t.decision(seat, "play", amount=ante)
                         open_seats.remove(seat)
                     else:
@@ -198,6 +209,22 @@ def plays_seeing(
     _, by_first, _, _ = river_values(hole_cards, board_cards, letter)
     plays = strategy_plays(hole_cards, board_cards)
     return best_with_first(by_first, dealer[0], plays) == "play"
+
+
+def plays_flop_seeing(
+    table: SimTable, hole: Sequence[Card], board: Sequence[Card], dealer: Sequence[Card]
+) -> bool:
+    """A hole-carder's 2x on the flop, the dealer's first card seen: the option best with it
+    known, as the game's decision values estimate it (cards that are no hand play as
+    :func:`own_pair_or_better` says)."""
+    letter = table.config.letter("blind")
+    cards = {*hole, *board}
+    if len(hole) != 2 or len(board) != 5 or len(cards) != 7 or not dealer or letter is None:
+        return own_pair_or_better(hole, board[:3])
+    hole_cards, flop = (hole[0], hole[1]), tuple(board[:3])
+    values = flop_values(hole_cards, flop, letter)
+    plays = flop_strategy_plays(hole_cards, flop)
+    return flop_best_with_first(values, dealer[0], plays) == "play"
 
 
 def _plays(street: int, hole: Sequence[Card], board: Sequence[Card]) -> bool:

@@ -15,23 +15,36 @@ after the river, Play 1x with a pair or better in which a hole card takes
 part, a straight or better that beats the board, or a jack or better in the
 hole; else fold.
 
+The flop's Play 2x or check is valued by a stated Monte-Carlo: over
+:data:`FLOP_BOARDS` turn-and-river pairs drawn (without replacement, from a
+seed made of the cards the player sees, so the same round always gets the same
+values) from the C(47,2) = 1,081, each with every dealer hand of the cards left
+(990); a check is worth the river's decision then made with what he would see
+(with the dealer's first card known, on that too): E[max(Play 1x, fold)]. The
+option best with the dealer's first card known and the share of first cards
+for which an option is best are the same estimate's, so the test across
+rounds (``patterns/advantage_play.py``) keeps its false-alarm bound exactly.
+
 Not valued (left out of the decisions given): the raise before the flop (4x,
-3x or check) and on the flop (2x or check), whose values need the later
-streets' decisions over many boards.
+3x or check), whose values need both later streets' decisions over many boards.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
+from tablewatch.rules.events import Decision
 from tablewatch.rules.game_rules import DecisionValue, DecisionValues
 from tablewatch.rules.games.ultimate_texas_holdem.ante_edge import (
     STRATEGY,
     blind_pricer,
+    flop_2x,
     river_1x,
 )
 from tablewatch.rules.hands import Hand5, best5of7_batch
@@ -41,6 +54,9 @@ from tablewatch.rules.table_config import TableConfig
 
 OPTIONS: Final = ("play", "fold")
 POINT: Final = "after the river"
+FLOP_OPTIONS: Final = ("play", "check")
+FLOP_POINT: Final = "on the flop"
+FLOP_BOARDS: Final = 64  # turn-and-river pairs drawn of the 1,081
 FOLD: Final = -2.0
 SECOND_CARDS: Final = 44  # the dealer's second card, his first known: 52 - 7 - 1
 
@@ -76,6 +92,98 @@ def river_values(
     return float(net.mean()), by_first, net, pairs
 
 
+def flop_strategy_plays(hole: tuple[int, ...], flop: tuple[int, ...]) -> bool:
+    """The known strategy on the flop (:data:`STRATEGY`)."""
+    row = np.array([[hole[0], hole[1], 0, 0, *flop, 0, 0]], dtype=np.int64)
+    return bool(flop_2x(row)[0])
+
+
+def _net(
+    mine: npt.NDArray[np.int32],
+    dealer: npt.NDArray[np.int32],
+    blind: npt.NDArray[np.float64],
+    multiple: float,
+) -> npt.NDArray[np.float64]:
+    """Ante, Blind and a Play of ``multiple``, per Ante, of each (seat, dealer) strength."""
+    qualifies = ((dealer >> CATEGORY_SHIFT) >= Hand5.PAIR).astype(np.float64)
+    out: npt.NDArray[np.float64] = np.where(
+        mine > dealer,
+        multiple + qualifies + blind,
+        np.where(mine < dealer, -(multiple + qualifies + 1.0), 0.0),
+    )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class FlopValues:
+    """The flop's options estimated over the boards drawn (see the module's docstring):
+    ``seen`` (2x, check); per card as the dealer's first (52, NaN for the player's five),
+    ``play_first`` and ``check_first``; ``boards``: the (turn, river) pairs drawn."""
+
+    seen: tuple[float, float]
+    play_first: npt.NDArray[np.float64]
+    check_first: npt.NDArray[np.float64]
+    boards: npt.NDArray[np.int64]
+
+
+@lru_cache(maxsize=4096)
+def flop_values(hole: tuple[int, ...], flop: tuple[int, ...], letter: str) -> FlopValues:
+    """Play 2x and check on the flop, estimated over :data:`FLOP_BOARDS` boards drawn
+    (cached: the simulator's hole-carder and the test ask for the same ones)."""
+    known = (*hole, *flop)
+    unseen = np.array([c for c in range(52) if c not in known], dtype=np.int64)
+    pairs = np.array(list(combinations(unseen.tolist(), 2)), dtype=np.int64)  # 1,081
+    seed = sum(card << (6 * i) for i, card in enumerate(sorted(hole) + sorted(flop)))
+    boards = pairs[np.random.default_rng(seed).choice(len(pairs), FLOP_BOARDS, replace=False)]
+    # every (board, dealer hand) at once: the dealer's hands are the pairs sharing no card
+    # with the board's turn and river
+    turn, river = boards[:, 0:1], boards[:, 1:2]
+    valid = (pairs[None, :, 0] != turn) & (pairs[None, :, 0] != river)
+    valid &= (pairs[None, :, 1] != turn) & (pairs[None, :, 1] != river)
+    flop_row = np.array(flop, dtype=np.int64)
+    board_rows = np.concatenate([np.tile(flop_row, (FLOP_BOARDS, 1)), boards], axis=1)
+    board_of, pair_of = np.nonzero(valid)  # 990 per board
+    dealer = best5of7_batch(np.concatenate([pairs[pair_of], board_rows[board_of]], axis=1))
+    hole_rows = np.tile(np.array(hole, dtype=np.int64), (FLOP_BOARDS, 1))
+    mine = best5of7_batch(np.concatenate([hole_rows, board_rows], axis=1))
+    blind = blind_pricer(letter)(mine)
+    play = _net(mine[board_of], dealer, blind[board_of], 2.0)
+    river_play = _net(mine[board_of], dealer, blind[board_of], 1.0)
+    per_board = len(pairs) - 2 * (len(unseen) - 1) + 1  # 990: the pairs left by two cards
+    play_by = np.zeros((FLOP_BOARDS, len(pairs)))
+    river_by = np.zeros((FLOP_BOARDS, len(pairs)))
+    play_by[board_of, pair_of] = play
+    river_by[board_of, pair_of] = river_play
+    holding = np.zeros((len(pairs), 52))
+    holding[np.arange(len(pairs)), pairs[:, 0]] = 1.0
+    holding[np.arange(len(pairs)), pairs[:, 1]] = 1.0
+    play_sums = play_by @ holding  # (boards, 52): by the card the dealer holds
+    river_sums = river_by @ holding
+    play_seen = float(play_by.sum()) / (FLOP_BOARDS * per_board)
+    check_seen = float(np.maximum(river_by.sum(axis=1) / per_board, FOLD).mean())
+    # a card on board k cannot be the dealer's first there: averaged over the other boards
+    on_board = np.zeros((FLOP_BOARDS, 52), dtype=bool)
+    on_board[np.arange(FLOP_BOARDS), boards[:, 0]] = True
+    on_board[np.arange(FLOP_BOARDS), boards[:, 1]] = True
+    usable = np.maximum((~on_board).sum(axis=0), 1)
+    play_first = np.full(52, np.nan)
+    check_first = np.full(52, np.nan)
+    seconds = SECOND_CARDS  # the dealer's second card, his first known: 44 of the rest
+    play_mean = np.where(on_board, 0.0, play_sums / seconds).sum(axis=0) / usable
+    check_mean = np.where(on_board, 0.0, np.maximum(river_sums / seconds, FOLD)).sum(axis=0)
+    play_first[unseen] = play_mean[unseen]
+    check_first[unseen] = (check_mean / usable)[unseen]
+    return FlopValues((play_seen, check_seen), play_first, check_first, boards)
+
+
+def flop_best_with_first(values: FlopValues, first: int, plays: bool) -> str:
+    """The flop's option best with the dealer's first card known (a tie: the strategy's)."""
+    play, check = float(values.play_first[first]), float(values.check_first[first])
+    if play == check:
+        return "play" if plays else "check"
+    return "play" if play > check else "check"
+
+
 def best_with_first(by_first: npt.NDArray[np.float64], first: int, plays: bool) -> str:
     """The option best with the dealer's first card known (a tie: the strategy's)."""
     value = float(by_first[first])
@@ -85,8 +193,9 @@ def best_with_first(by_first: npt.NDArray[np.float64], first: int, plays: bool) 
 
 
 def value_decisions(view: RoundView, config: TableConfig) -> tuple[DecisionValue, ...]:
-    """Every seat's Play 1x or fold after the river (made between the river's reveal and
-    the dealer's), valued; a misdealt or repeated card leaves the round out."""
+    """Every seat's 2x or check on the flop and Play 1x or fold after the river (its Play
+    or fold made before the dealer's reveal), valued; a Play before the flop is not, and a
+    misdealt or repeated card leaves the round out."""
     dealer = view.cards.get("dealer", [])
     board = view.cards.get("community", [])
     river = view.reveals.get(("community", 2))
@@ -104,12 +213,32 @@ def value_decisions(view: RoundView, config: TableConfig) -> tuple[DecisionValue
         decision = next(
             (d for d in view.decisions.get(seat, []) if d.action in ("play", "fold")), None
         )
-        if decision is None or decision.seq < river.seq:
-            continue  # played before the river (not valued), or never decided
-        if shown is not None and decision.seq > shown.seq:
-            continue
+        if decision is None or (shown is not None and decision.seq > shown.seq):
+            continue  # never decided in time
         hole_cards = (hole[0], hole[1])
         board_cards = tuple(board)
+        flop = view.reveals.get(("community", 1))
+        flop_decision: Decision | None
+        if flop is not None and flop.seq < decision.seq < river.seq:
+            if decision.action == "play":
+                flop_decision = decision  # 2x on the flop
+            else:
+                continue
+        else:
+            flop_decision = next(
+                (
+                    d
+                    for d in view.decisions.get(seat, [])
+                    if d.action == "check" and flop is not None and flop.seq < d.seq < river.seq
+                ),
+                None,
+            )
+        if flop_decision is not None:
+            out.append(_flop_value(seat, flop_decision, hole_cards, board_cards, dealer, letter))
+            if flop_decision is decision:
+                continue
+        if decision.seq < river.seq:
+            continue
         seen, by_first, net, pairs = river_values(hole_cards, board_cards, letter)
         plays = strategy_plays(hole_cards, board_cards)
         possible = by_first[~np.isnan(by_first)]
@@ -134,12 +263,51 @@ def value_decisions(view: RoundView, config: TableConfig) -> tuple[DecisionValue
     return tuple(out)
 
 
+def _flop_value(
+    seat: int,
+    decision: Decision,
+    hole: tuple[int, int],
+    board: tuple[int, ...],
+    dealer: list[int],
+    letter: str,
+) -> DecisionValue:
+    """The seat's 2x or check on the flop, valued (see :func:`flop_values`)."""
+    flop = board[:3]
+    values = flop_values(hole, flop, letter)
+    plays = flop_strategy_plays(hole, flop)
+    possible = ~np.isnan(values.play_first)
+    play = values.play_first[possible]
+    check = values.check_first[possible]
+    play_best = int(((play > check) | ((play == check) & plays)).sum())
+    chance = play_best / int(possible.sum())
+    final = best5of7_batch(np.array([[*hole, *board]], dtype=np.int64))
+    theirs = best5of7_batch(np.array([[*dealer, *board]], dtype=np.int64))
+    blind = blind_pricer(letter)(final)
+    hidden_play = float(_net(final, theirs, blind, 2.0)[0])
+    hidden_check = max(float(_net(final, theirs, blind, 1.0)[0]), FOLD)
+    first = dealer[0]
+    return DecisionValue(
+        seat=seat,
+        event_id=decision.event_id,
+        point=FLOP_POINT,
+        options=FLOP_OPTIONS,
+        taken=decision.action,
+        strategy="play" if plays else "check",
+        seen=values.seen,
+        first_card=(float(values.play_first[first]), float(values.check_first[first])),
+        hidden=(hidden_play, hidden_check),
+        chance_best=(chance, 1.0 - chance),
+        best_first=flop_best_with_first(values, first, plays),
+    )
+
+
 VALUES: Final = DecisionValues(
     strategy=STRATEGY,
     source="ultimate_texas_holdem.ante_edge",
     method=(
-        "exact, after the river only: seen over the dealer's 990 hands, with his first card "
-        "over the 44 second cards, with both the one outcome (the raises before it not valued)"
+        "after the river exact (the dealer's 990 hands; with his first card, the 44 second "
+        "cards); on the flop a Monte-Carlo of 64 turn-and-river pairs drawn, each over the "
+        "dealer's 990 hands; before the flop not valued"
     ),
     value=value_decisions,
 )
