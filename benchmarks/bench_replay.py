@@ -127,7 +127,8 @@ def ensure_big_store(events: Path, config: Path) -> tuple[Path, Path]:
     def copies(client: Any) -> None:
         for k in range(1, COPIES):
             client.command(
-                "INSERT INTO raw_events SELECT concat(table_id, '-c" + str(k) + "'), event_id, "
+                f"INSERT INTO raw_events {_EVENT_COLUMNS} "
+                "SELECT concat(table_id, '-c" + str(k) + "'), event_id, "
                 'seq, ts, type, round_id, replaceOne(payload, concat(\'"table_id":"\', '
                 "table_id, '\"'), concat('\"table_id\":\"', table_id, '-c" + str(k) + "\"')), "
                 "kafka_partition, kafka_offset, ingested_at, chain_pos, chain_prev, chain_hash "
@@ -136,6 +137,13 @@ def ensure_big_store(events: Path, config: Path) -> tuple[Path, Path]:
 
     directory = _made_store(CACHE / "replay-10m", events, ": the file, then copies by SQL", copies)
     return directory, big_config
+
+
+# the columns the copies write (stored_at, the store's own, is the insert's time)
+_EVENT_COLUMNS = (
+    "(table_id, event_id, seq, ts, type, round_id, payload, kafka_partition, kafka_offset, "
+    "ingested_at, chain_pos, chain_prev, chain_hash)"
+)
 
 
 def ensure_long_store(events: Path) -> Path:
@@ -173,7 +181,8 @@ def ensure_long_store(events: Path) -> Path:
             for old, new in swaps:
                 payload = f"replaceOne({payload}, concat({old}), concat({new}))"
             client.command(
-                f"INSERT INTO raw_events SELECT table_id, {new_id}, seq + {k * seq_span}, "
+                f"INSERT INTO raw_events {_EVENT_COLUMNS} "
+                f"SELECT table_id, {new_id}, seq + {k * seq_span}, "
                 f"{new_ts}, type, {new_round}, {payload}, kafka_partition, kafka_offset, "
                 f"ingested_at, chain_pos + {k * pos_span}, chain_prev, chain_hash "
                 f"FROM raw_events WHERE seq < {seq_span}"

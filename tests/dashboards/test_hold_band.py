@@ -21,6 +21,7 @@ from tablewatch.store import theoretical
 from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
 from tablewatch.store.rollups import refresh_rollups
+from tablewatch.store.rows import SETTLEMENT_COLUMNS
 from tablewatch.store.table_directory import directory_rows, write_directory
 from tablewatch.store.table_paytables import paytable_rows, write_paytables
 from tablewatch.store.writer import StoreWriter
@@ -82,12 +83,14 @@ def test_every_wagers_hold_lies_inside_its_band(clean_floor: Client) -> None:
 def test_a_hold_far_from_the_edge_falls_outside_the_band(clean_floor: Client) -> None:
     """A table whose main bets were all paid double: outside (the band can say no)."""
     clean_floor.command(
-        "INSERT INTO settlements SELECT table_id, round_id, start_event_id, seat, bet, stake,"
+        f"INSERT INTO settlements ({', '.join(SETTLEMENT_COLUMNS)})"
+        " SELECT table_id, round_id, start_event_id, seat, bet, stake,"
         " expected_result, expected_paid, actual_result, actual_paid * 2,"
         " start_ts, judged_at + INTERVAL 1 SECOND, game FROM settlements FINAL"
         " WHERE bet IN ('bet1', 'bet2', 'bet3') AND actual_result = 'win'"
         " AND table_id = (SELECT min(table_id) FROM rounds WHERE game = 'let_it_ride')"
     )
+    refresh_rollups(clean_floor)
     rows = run_panel(clean_floor, hold.HOLD_BY_TABLE_AND_WAGER)
     doubled = [r for r in rows if r["wager"] == "main" and not r["inside_band"]]
     assert len(doubled) == 1
