@@ -311,12 +311,12 @@ def _advantage_run(
     return detected, false_alarms, len(spans), hours, rounds, table_hours
 
 
-def advantage_play(options: Options) -> list[Row]:
-    """ADVANTAGE_PLAY_SUSPECTED: a hole-carder who sees the dealer's first card in a share p
-    of rounds, at Three Card Poker and Ultimate Texas Hold 'Em floors; honest floors of the
-    same seeds and size for the false alarms, per player-hour."""
+def advantage_play(options: Options, games: Sequence[str] = ADVANTAGE_GAMES) -> list[Row]:
+    """ADVANTAGE_PLAY_SUSPECTED: a hole-carder who sees the first hidden card in a share p of
+    rounds, on floors of each of ``games``; honest floors of the same seeds and size for the
+    false alarms, per player-hour."""
     rows = []
-    for game in ADVANTAGE_GAMES:
+    for game in games:
         title = simulated(game).rules.title
         for sees in (None, *ADVANTAGE_SEES):
             started = time.perf_counter()
@@ -395,6 +395,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3200)
     parser.add_argument("--error-rate", type=float, default=0.02)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--advantage-games",
+        default=",".join(ADVANTAGE_GAMES),
+        help="the games of the advantage part, comma-separated",
+    )
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in PARTS]
@@ -403,7 +408,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = Options(args.runs, args.tables, args.rounds, args.error_rate)
     rows: list[Row] = []
     for name in chosen:
-        rows += PARTS[name](options)
+        if name == "advantage":
+            games = [g.strip() for g in args.advantage_games.split(",") if g.strip()]
+            rows += advantage_play(options, games)
+        else:
+            rows += PARTS[name](options)
     if args.json:
         out: list[dict[str, Any]] = [asdict(row) for row in rows]
         json.dump({"options": asdict(options), "rows": out}, sys.stdout, indent=1)
