@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from clickhouse_connect.driver.client import Client
 
+from tablewatch.cli import main
 from tablewatch.sim.floor import Floor
 from tablewatch.store.client import connect
 from tablewatch.store.hold_lines import sync_hold_lines
@@ -175,3 +177,15 @@ def test_the_workers_refresher_counts_its_refreshes_failures_and_lag(store: Clie
     assert watermarks(store)["round_index"] == mark  # read again by the next refresh
     refresher.refresh()
     assert refresher.refreshes == 2
+
+
+def test_db_refresh_rollups_rolls_up_what_was_written(
+    store: Client, store_dsn: str, audited: Audited
+) -> None:
+    StoreWriter(store).insert_batch(audited.batch())
+    assert one(store, "SELECT count() FROM rounds_by_hour") == 0
+    result = CliRunner().invoke(main, ["db", "refresh-rollups", "--dsn", store_dsn])
+    assert result.exit_code == 0, result.output
+    assert "7 rollup(s) refreshed up to " in result.output
+    rounds = {(r.table_id, r.round_id, r.start_event_id) for r in audited.rounds}
+    assert one(store, "SELECT uniqExactMerge(rounds) FROM rounds_by_hour") == len(rounds)
