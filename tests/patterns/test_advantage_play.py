@@ -114,8 +114,9 @@ def _judged(floor: Floor) -> list[RoundResult]:
     return [r for r in auditor.feed_all(floor.events()) if isinstance(r, RoundResult)]
 
 
-def test_honest_units_of_a_fixed_floor_raise_nothing() -> None:
-    floor = Floor(2, 800, 29, games=(THREE_CARD_POKER,))
+@pytest.mark.parametrize("game", [THREE_CARD_POKER, LET_IT_RIDE])
+def test_honest_units_of_a_fixed_floor_raise_nothing(game: SimulatedGame) -> None:
+    floor = Floor(2, 800, 29, games=(game,))
     fold = AdvantagePlay()
     findings = [f for r in _judged(floor) for f in fold.feed(r)]
     assert findings == []
