@@ -1,16 +1,18 @@
-"""The Faust app: consume ``table-events``, judge rounds, write ClickHouse and the output topics.
+"""The worker: consume ``table-events`` in batches, judge rounds, write the store and topics.
 
-Processing guarantee: at least once, made harmless by idempotent sinks.
-- Messages are consumed with acks disabled and acknowledged by hand once the
-  batch covering them is written (ClickHouse, then ``rounds``/``findings``,
-  then the table's state snapshot); a round's messages wait for its end, and
-  acks reach Faust in offset order only (:mod:`.ack_order`). The committed
-  offset therefore never passes an event whose effects are not stored, so a
-  killed worker re-reads what it had not finished (agent concurrency above
-  1 would hand Faust acks out of order the same way; concurrency here is 1).
-- Each table's state between rounds lives in a changelog-backed Faust table
-  (``tablewatch-table-state``, keyed by table_id, partitioned like the
-  source topic) and is restored on start.
+The Faust app hosts it (web views /health, /metrics, /query, timers, tasks);
+the events are read by a plain aiokafka consumer loop run as one of its tasks
+(:mod:`.consumer_loop`). Processing guarantee: at least once, made harmless by
+idempotent sinks.
+- Each batch is written in order: ClickHouse rows, then the
+  ``rounds``/``findings``/dead-letter messages, then the tables' snapshots and
+  the partitions' restore fences (the changelog), then the commit
+  (:mod:`.commit_step`, the one place that commits). A round's messages wait
+  for its end. The committed offset therefore never passes an event whose
+  effects are not stored, so a killed worker re-reads what it had not finished.
+- Each table's state between rounds lives in the changelog topic
+  ``<app_id>-tablewatch-table-state-changelog`` (:mod:`.changelog`), read back
+  when its partition is assigned.
 - Re-delivered events are recognised by event_id; ClickHouse tables are
   ReplacingMergeTree keyed by stable ids, so a replay never shows twice.
 """
@@ -22,14 +24,13 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, cast
+from typing import Any
 
 import faust
-from faust.types import TP, AppT, EventT, Message
-from kafka.partitioner.default import murmur2
-from mode import ServiceT
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from faust.app.base import BootStrategy
 
 from tablewatch.casework.desk import CaseDesk
 from tablewatch.config_file import load_config, table_entries
@@ -37,18 +38,14 @@ from tablewatch.integrity.checkpoints import CheckpointPolicy, publish_key
 from tablewatch.integrity.keys import load_signer
 from tablewatch.integrity.manifest import ManifestFile
 from tablewatch.processors.access_control import AccessSettings, WorkerAccess
-from tablewatch.processors.ack_order import InOrderAcks, Ticket
 from tablewatch.processors.batch_writer import BatchWriter, Sinks
+from tablewatch.processors.changelog import Changelog, changelog_topic, key_partition
+from tablewatch.processors.commit_step import Ticket
+from tablewatch.processors.consumer_loop import EventsLoop, consumer_settings
 from tablewatch.processors.processor import FlushBatch, LiveProcessor
-from tablewatch.processors.restore_fence import (
-    decode_fence,
-    encode_fence,
-    fence_key,
-    is_fence_key,
-)
+from tablewatch.processors.restore_fence import is_fence_key
 from tablewatch.processors.settings import WorkerSettings
 from tablewatch.processors.state_codec import chain_partition
-from tablewatch.processors.stepped_delivery import SteppedDeliveryApp, SteppedDeliveryConsumer
 from tablewatch.processors.web import install_views, readiness
 from tablewatch.store.client import connect
 from tablewatch.store.migrate import migrate
@@ -61,30 +58,18 @@ from tablewatch.store.theoretical import fill_configured
 from tablewatch.store.writer import StoreWriter
 
 log = logging.getLogger("tablewatch.worker")
-STATE_TABLE = "tablewatch-table-state"
 
 
-class _App(SteppedDeliveryApp):
-    """Faust's app (with :mod:`.stepped_delivery`'s consumer), without its statistics sensor
-    (the Monitor): the worker keeps its own counters (/metrics), and the Monitor's
-    bookkeeping on every message, event and send cost about 4% of the main thread."""
+class _HostOnly(BootStrategy):
+    """Faust's services without its consumer (nor its agents' conductor and tables): the
+    events are read by the worker's own loop (:mod:`.consumer_loop`), and a Faust consumer
+    would join the same group."""
 
-    def on_init_dependencies(self) -> Iterable[ServiceT]:
-        dependencies = super().on_init_dependencies()  # adds the Monitor to the sensors
-        self.sensors.remove(self.monitor)
-        return dependencies
+    enable_kafka_consumer = False
 
 
-class _AsReceived(faust.Schema):  # type: ignore[type-arg]
-    """Keys and values as the bytes received, without Faust's codec registry (about 10% of
-    the main thread for the "raw" codec, which returns them unchanged). A missing value
-    is empty bytes: the processor dead-letters it as bad JSON."""
-
-    def loads_key(self, app: AppT, message: Message, **_: Any) -> bytes | None:
-        return message.key
-
-    def loads_value(self, app: AppT, message: Message, **_: Any) -> bytes:
-        return message.value if message.value is not None else b""
+class _App(faust.App):
+    BootStrategy = _HostOnly
 
 
 def broker_settings(settings: WorkerSettings) -> dict[str, Any]:
@@ -112,37 +97,28 @@ class Worker:
             web_host=settings.web_host,
             web_bind=settings.web_host,
             web_port=settings.web_port,
-            processing_guarantee="at_least_once",
-            broker_commit_interval=1.0,
-            stream_wait_empty=False,
             topic_allow_declare=True,
-            consumer_auto_offset_reset="earliest",
-            broker_session_timeout=settings.session_timeout_s,
-            broker_heartbeat_interval=max(1.0, settings.session_timeout_s / 10),
         )
-        self.app.strict_topics = frozenset({settings.topics.events})
-        self.app.restored_fence = self._restored_fence  # read by the consumer's seek
-        raw: dict[str, Any] = {
-            "key_type": bytes,
-            "value_type": bytes,
-            "key_serializer": "raw",
-            "value_serializer": "raw",
-        }
+        raw: dict[str, Any] = {"key_type": bytes, "value_type": bytes}
         topics = settings.topics
-        self.events_topic = self.app.topic(topics.events, schema=_AsReceived())
+        # declared by Faust's admin calls (topic_allow_declare); sent to by the worker's producer
         self.rounds_topic = self.app.topic(topics.rounds, **raw)
         self.findings_topic = self.app.topic(topics.findings, **raw)
         self.dlq_topic = self.app.topic(topics.dead_letters, **raw)
         self.checkpoints_topic = self.app.topic(settings.checkpoints_topic, **raw)
-        self.state = self.app.Table(
-            STATE_TABLE,
-            default=None,
-            key_type=bytes,
-            value_type=bytes,
+        # the tables' saved states: compacted, partitioned like the events (.changelog)
+        self.changelog_topic = self.app.topic(
+            changelog_topic(settings.app_id),
             partitions=settings.partitions,
-            use_partitioner=True,  # partition by key, like the source topic
+            compacting=True,
+            deleting=False,
+            internal=True,
+            **raw,
         )
-        self.acks: InOrderAcks[EventT[bytes]] = InOrderAcks(self._ack)
+        # made on the event loop, by the consume task (aiokafka's clients need a running loop)
+        self.producer: AIOKafkaProducer | None = None
+        self.changelog: Changelog | None = None
+        self.events: EventsLoop | None = None
         # read before anything starts: a key that cannot be read stops the worker here
         signer = load_signer(settings.checkpoint_key) if settings.checkpoint_key else None
         self.manifest_file = (
@@ -152,7 +128,7 @@ class Worker:
         # names this process's manifests: a restarted worker starts a chain of its own
         self.writer_id = f"{socket.gethostname()}:{os.getpid()}:{int(self.started * 1000)}"
         self._last_round = 0.0  # monotonic time of the last checkpoint round
-        self.processor: LiveProcessor[Ticket[EventT[bytes]]] = LiveProcessor(
+        self.processor: LiveProcessor[Ticket] = LiveProcessor(
             self.configs,
             self._load_snapshot,
             silence_ms=int(settings.silence_minutes * 60_000),
@@ -187,12 +163,12 @@ class Worker:
         )
         # batches written by one task, in order, while the agent goes on judging
         # (rows the store refuses are set aside by it, their messages refused by the processor)
-        self.batches: BatchWriter[Ticket[EventT[bytes]]] = BatchWriter(
+        self.batches: BatchWriter[Ticket] = BatchWriter(
             Sinks(
                 self._insert_rows,
                 self._send_messages,
                 self._save_snapshots,
-                self.acks.release,
+                self._commit,
                 probe=self._probe_store,
                 fence=self._save_fence,
             ),
@@ -202,42 +178,19 @@ class Worker:
         )
         self._topics_ready = asyncio.Event()
         self._last_flush = time.monotonic()
-        self.positions: dict[int, int] = {}  # partition -> last offset handed to the processor
-        self.delay_s = 0.0
         self._install()
 
-    def _ack(self, event: EventT[bytes]) -> None:
-        cast(SteppedDeliveryConsumer, self.app.consumer).ack_processed(event.message)
-
     def _load_snapshot(self, table_id: str) -> bytes | None:
-        value = self.state.get(table_id.encode())
-        return value if isinstance(value, bytes) else None
+        return None if self.changelog is None else self.changelog.get(table_id.encode())
 
     def _install(self) -> None:
         app, settings = self.app, self.settings
 
-        @app.agent(self.events_topic, concurrency=1)
-        async def judge(stream: faust.StreamT[bytes]) -> None:
-            async for event in stream.noack().events():  # type: ignore[attr-defined]
-                message = event.message
-                self.positions[message.partition] = message.offset
-                self.delay_s = time.time() - message.timestamp  # since the producer sent it
-                ticket = self.acks.track(message.partition, message.offset, event)
-                self.processor.handle(event.value, message.partition, message.offset, ticket)
-                if self._flush_due():
-                    await self.flush()
-
-        # Faust sends this signal as receiver(app, partitions, signal=...). Messages fetched
-        # before a rebalance are not delivered after it (Faust's streams skip messages of an
-        # older consumer generation).
-        @app.on_partitions_revoked.connect
-        async def on_revoked(sender: Any, /, *partitions: Any, signal: Any, **_: Any) -> None:
-            await self._on_revoked(partitions[0])
-
         @app.task  # type: ignore[untyped-decorator]
-        async def prepare() -> None:
+        async def consume() -> None:
             self._say_how_chains_are_signed()
             await self._prepare_topics()
+            await self._consume()
 
         @app.task  # type: ignore[untyped-decorator]
         async def write_batches() -> None:
@@ -282,7 +235,36 @@ class Worker:
                 signer.key_id, policy.every_events, policy.every_minutes,
             )  # fmt: skip
 
-    async def _on_revoked(self, revoked: set[TP]) -> None:
+    async def _consume(self) -> None:
+        """Start the producer and the events loop, and consume until the app stops."""
+        settings = self.settings
+        access = settings.kafka.aiokafka()
+        self.producer = AIOKafkaProducer(**access, acks="all")
+        await self.producer.start()
+        try:
+            self.changelog = Changelog(
+                self.changelog_topic.get_topic_name(), settings.partitions, self.producer
+            )
+            self.events = EventsLoop(
+                AIOKafkaConsumer(
+                    **consumer_settings(settings.app_id, settings.session_timeout_s, access)
+                ),
+                AIOKafkaConsumer(**access, enable_auto_commit=False),
+                settings.topics.events,
+                self.processor,
+                self.changelog,
+                max_records=settings.flush_size,
+                poll_ms=settings.flush_every_ms,
+                flush_due=self._flush_due,
+                flush=self.flush,
+                partitions_revoked=self._on_revoked,
+            )
+            self._topics_ready.set()
+            await self.events.run()
+        finally:
+            await self.producer.stop()
+
+    async def _on_revoked(self, partitions: set[int]) -> None:
         """A rebalance takes partitions away: finish what was judged, forget the rest.
 
         Everything already judged is written (with the tables' snapshots) before
@@ -291,9 +273,6 @@ class Worker:
         owner (maybe this worker again) reads them again from the committed
         offset and restores the tables from the changelog.
         """
-        partitions = {tp.partition for tp in revoked if tp.topic == self.settings.topics.events}
-        if not partitions:
-            return
         if self.processor.signer is not None:  # what it holds, signed before it goes
             self.processor.sign_now(partitions)
             self.processor.checkpoint_round(partitions)
@@ -301,9 +280,8 @@ class Worker:
         if not await self.batches.settle(timeout_s=self.settings.session_timeout_s / 2):
             log.error("rebalance: batches not written in time; the next owner redoes them")
         dropped = self.processor.forget(partitions)
-        waiting = self.acks.forget(partitions)
-        log.info("rebalance: partitions %s revoked, %d tables and %d messages dropped",
-                 sorted(partitions), len(dropped), waiting)  # fmt: skip
+        log.info("rebalance: partitions %s revoked, %d tables dropped",
+                 sorted(partitions), len(dropped))  # fmt: skip
 
     def _round_due(self) -> bool:
         """A checkpoint round is due: every ``--checkpoint-minutes``, once the worker consumes."""
@@ -320,40 +298,30 @@ class Worker:
         manifest of those partitions. The saved states are the changelog-backed table's:
         they survive restarts, so the schedule does too."""
         self._last_round = time.monotonic()
-        topic = self.settings.topics.events
-        actives = {tp.partition for tp in self.app.assignor.assigned_actives() if tp.topic == topic}
+        if self.events is None or self.changelog is None:
+            return 0
+        actives = set(self.events.partitions)
         if not actives:
             return 0
-        for key, value in list(self.state.items()):
-            if not isinstance(value, bytes) or not isinstance(key, bytes) or is_fence_key(key):
+        for _, key, value in self.changelog.items():
+            if is_fence_key(key):
                 continue
             try:
                 partition = chain_partition(value)
             except Exception:  # a saved state that cannot be read: restoring it says so
                 partition = -1
             if partition < 0:  # saved before the partition was kept: the key's partition
-                partition = (murmur2(key) & 0x7FFFFFFF) % self.settings.partitions
+                partition = key_partition(key, self.settings.partitions)
             if partition in actives:
                 self.processor.adopt(key.decode(errors="replace"), partition)
         return self.processor.checkpoint_round(actives)
 
     async def _prepare_topics(self) -> None:
-        """Create the output topics and learn the changelog's partitions before the first flush.
-
-        The state table picks a snapshot's partition from its key (like the
-        source topic), which needs the producer to know the changelog topic.
-        """
-        for topic in (self.rounds_topic, self.findings_topic, self.dlq_topic):
+        """Create the output topics and the changelog (when missing) before anything is sent."""
+        for topic in (self.rounds_topic, self.findings_topic, self.dlq_topic, self.changelog_topic):
             await topic.maybe_declare()
         if self.processor.signer is not None:
             await self.checkpoints_topic.maybe_declare()
-        await self._changelog_partitions()
-        self._topics_ready.set()
-
-    async def _changelog_partitions(self) -> None:
-        """Wait until the producer's metadata has the changelog topic's partitions."""
-        producer = self.app.producer._ensure_producer()  # type: ignore[attr-defined]
-        await producer.partitions_for(self.state.changelog_topic.get_topic_name())
 
     def _flush_due(self) -> bool:
         if self.processor.pending() >= self.settings.flush_size:
@@ -369,7 +337,7 @@ class Worker:
             return
         await self.batches.put(batch)
 
-    async def _insert_rows(self, batch: FlushBatch[Ticket[EventT[bytes]]]) -> None:
+    async def _insert_rows(self, batch: FlushBatch[Ticket]) -> None:
         await asyncio.get_running_loop().run_in_executor(
             self.store_thread,
             lambda: self.writer.insert(
@@ -387,21 +355,25 @@ class Worker:
             self.store_thread, lambda: self.store.command("SELECT 1")
         )
 
-    async def _send_messages(self, batch: FlushBatch[Ticket[EventT[bytes]]]) -> None:
+    async def _send_messages(self, batch: FlushBatch[Ticket]) -> None:
         await self._topics_ready.wait()
+        producer = self.producer
+        assert producer is not None  # set before _topics_ready
         sends = []
         for topic, messages in (
             (self.rounds_topic, batch.round_messages),
             (self.findings_topic, batch.finding_messages),
             (self.dlq_topic, batch.dead_letters),
         ):
+            name = topic.get_topic_name()
             for key, value in messages:
-                sends.append(await topic.send(key=key, value=value))
+                sends.append(await producer.send(name, value, key=key))
         # the record kept outside the store, once the rows it vouches for are stored: one
         # partition (keyed by this process), so that its manifests are read in order
         writer = self.writer_id.encode()
+        name = self.checkpoints_topic.get_topic_name()
         for line in batch.external:
-            sends.append(await self.checkpoints_topic.send(key=writer, value=line))
+            sends.append(await producer.send(name, line, key=writer))
         if sends:
             await asyncio.gather(*sends)
         if batch.external and self.manifest_file is not None:
@@ -409,49 +381,24 @@ class Worker:
             await asyncio.get_running_loop().run_in_executor(None, lambda: file.append(lines))
 
     async def _save_snapshots(self, snapshots: Mapping[str, bytes]) -> None:
-        """Set each table's state and wait until the broker has its changelog message.
+        """Write each table's state to the changelog; returns once the broker has them."""
+        await self._topics_ready.wait()
+        assert self.changelog is not None  # set before _topics_ready
+        await self.changelog.save(snapshots)
 
-        What ``self.state[key] = value`` does, but with the send's future kept:
-        Faust would only buffer the message (see :mod:`.batch_writer`).
-        """
-        table = self.state
-        # The producer picks a snapshot's partition from its metadata, at once and without
-        # asking the broker (eager partitioning). A metadata response in which the changelog
-        # topic carried an error (a leader being elected) drops the topic from it until the
-        # next refresh, minutes later: every send would raise TypeError until then. Asked
-        # here, a known topic costs nothing and a dropped one is fetched again.
-        await self._changelog_partitions()
-        sent = []
-        for table_id, data in snapshots.items():
-            key = table_id.encode()
-            sent.append(table.send_changelog(table.partition_for_key(key), key, data))
-            table.data[key] = data
-        await asyncio.gather(*sent)
-
-    async def _save_fence(self, tickets: list[Ticket[EventT[bytes]]]) -> None:
+    async def _save_fence(self, tickets: list[Ticket]) -> None:
         """Write each partition's restore fence (:mod:`.restore_fence`): the offset through
-        which its messages are acknowledged once ``tickets`` are, after their snapshots are
-        in the broker; wait until the broker has it (the acks follow)."""
-        table = self.state
-        await self._changelog_partitions()  # as for the snapshots (see there)
-        sent = []
-        for partition, offset in self.acks.through(tickets).items():
-            key, value = fence_key(partition), encode_fence(offset)
-            sent.append(table.send_changelog(partition, key, value))
-            table.data[key] = value
-        if sent:
-            await asyncio.gather(*sent)
+        which its messages are committed once ``tickets`` are, after their snapshots are in
+        the broker; returns once the broker has it (the commit follows)."""
+        assert self.changelog is not None and self.events is not None
+        through = self.events.commits.through(tickets)
+        if through:
+            await self.changelog.save_fences(through)
 
-    def _restored_fence(self, partition: int) -> int | None:
-        """The fence of ``partition`` in the restored changelog (None: never fenced)."""
-        value = self.state.get(fence_key(partition))
-        if value is None:
-            return None
-        try:
-            return decode_fence(value, partition)
-        except ValueError as exc:  # read the partition from its start: slow, nothing lost
-            log.error("%s; partition %d is read again from offset 0", exc, partition)
-            return -1
+    async def _commit(self, tickets: list[Ticket]) -> None:
+        """The batch's last step: the commit step (:mod:`.commit_step`)."""
+        assert self.events is not None
+        await self.events.commits.commit(tickets)
 
     def run(self) -> None:
         """Run the worker until it is stopped (SIGINT/SIGTERM)."""

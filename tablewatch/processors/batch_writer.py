@@ -43,6 +43,7 @@ the same way.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -65,7 +66,7 @@ class Sinks(Generic[Token]):
     insert_rows: Callable[[FlushBatch[Token]], Awaitable[None]]  # ClickHouse
     send_messages: Callable[[FlushBatch[Token]], Awaitable[None]]  # output topics, delivered
     save_snapshots: Callable[[Mapping[str, bytes]], Awaitable[None]]  # changelog, delivered
-    release: Callable[[list[Token]], object]  # the acks
+    release: Callable[[list[Token]], object]  # the commit (awaited when it is a coroutine)
     # a cheap statement on the store: tells "the store is down" from "these rows are bad"
     probe: Callable[[], Awaitable[None]] | None = None
     # after the snapshots, before the acks: the restore fence of the acks' partitions
@@ -166,7 +167,9 @@ class BatchWriter(Generic[Token]):
             )
         # a rebalance may have given up on this batch while the snapshots were sent
         if generation == self.generation:
-            self.sinks.release(batch.acks)
+            released = self.sinks.release(batch.acks)
+            if inspect.isawaitable(released):
+                await released
         else:
             self.stale += 1
             log.warning(

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -292,6 +292,13 @@ class LiveProcessor(Generic[Token]):
                 self.refuse(Origin(partition, offset, raw), "judge", describe(exc))
             finally:
                 self._batch.acks.append(token)
+
+    def handle_batch(self, messages: Iterable[tuple[bytes, int, int, Token]]) -> None:
+        """Fold a fetched batch: (bytes, partition, offset, token) in offset order per
+        partition; each as :meth:`handle` folds one."""
+        handle = self.handle
+        for raw, partition, offset, token in messages:
+            handle(raw, partition, offset, token)
 
     def _handle(self, raw: bytes, partition: int, offset: int, token: Token) -> None:
         now = self.clock()

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
 from concurrent.futures import Executor
 from typing import Any, Protocol, cast
 
-from faust.tables.manager import TableManager
+import faust
 from faust.web import Request, Response, View
 
 from tablewatch.access.authenticate import Principal
@@ -22,11 +21,10 @@ from tablewatch.access.roles import Permission, extra_tables
 from tablewatch.casework.desk import CaseDesk
 from tablewatch.casework.model import Actor
 from tablewatch.processors.access_control import WorkerAccess
-from tablewatch.processors.ack_order import InOrderAcks
 from tablewatch.processors.batch_writer import BatchWriter
+from tablewatch.processors.consumer_loop import EventsLoop
 from tablewatch.processors.processor import LiveProcessor
 from tablewatch.processors.settings import WorkerSettings
-from tablewatch.processors.stepped_delivery import SteppedDeliveryApp
 from tablewatch.store.query_pool import PoolBusy, QueryPool
 from tablewatch.store.read_only import QueryFailed, QueryRefused
 from tablewatch.store.rollups import RollupRefresher
@@ -37,7 +35,7 @@ class WorkerView(Protocol):
     which installs them with itself)."""
 
     @property
-    def app(self) -> SteppedDeliveryApp: ...
+    def app(self) -> faust.App: ...
 
     @property
     def settings(self) -> WorkerSettings: ...
@@ -55,16 +53,10 @@ class WorkerView(Protocol):
     def batches(self) -> BatchWriter[Any]: ...
 
     @property
-    def acks(self) -> InOrderAcks[Any]: ...
-
-    @property
-    def positions(self) -> Mapping[int, int]: ...  # partition -> last offset processed
+    def events(self) -> EventsLoop | None: ...  # the consumer loop (None: not started yet)
 
     @property
     def started(self) -> float: ...  # time.time() at start
-
-    @property
-    def delay_s(self) -> float: ...  # the last message's time since it was produced
 
     @property
     def cases(self) -> CaseDesk: ...  # decides and writes case steps, on the store thread
@@ -168,15 +160,8 @@ _FAILED_STATUS = {"timeout": 504, "too_large": 413, "memory": 413, "refused": 40
 
 def readiness(worker: WorkerView) -> str:
     """``ok`` when the worker is consuming its events topic, else what it waits for."""
-    app = worker.app
-    if app.rebalancing:
-        return "rebalancing"
-    if not cast(TableManager, app.tables).recovery.completed.is_set():
-        return "restoring state"
-    topic = worker.settings.topics.events
-    if not any(tp.topic == topic for tp in app.consumer.assignment()):
-        return "no partitions assigned"
-    return "ok"
+    events = worker.events
+    return "starting" if events is None else events.readiness()
 
 
 async def metrics_of(worker: WorkerView) -> dict[str, Any]:
@@ -184,19 +169,19 @@ async def metrics_of(worker: WorkerView) -> dict[str, Any]:
     elapsed = max(time.time() - worker.started, 1e-9)
     lag: dict[str, int] = {}
     uncommitted: dict[str, int] = {}  # messages not yet covered by a committed offset
-    consumer = worker.app.consumer
-    committed = getattr(consumer, "_committed_offset", {})
-    for tp in consumer.assignment():
-        if tp.topic != worker.settings.topics.events:
-            continue
-        high = consumer.highwater(tp)
-        done = worker.positions.get(tp.partition, -1)
+    events = worker.events
+    for partition in sorted(events.partitions) if events is not None else ():
+        assert events is not None
+        high = await events.highwater(partition)
+        done = events.positions.get(partition, -1)
         if high is not None:
-            lag[str(tp.partition)] = max(0, high - done - 1)
-            uncommitted[str(tp.partition)] = max(0, high - (committed.get(tp) or 0))
+            lag[str(partition)] = max(0, high - done - 1)
+            committed = events.commits.committed.get(partition) or 0
+            uncommitted[str(partition)] = max(0, high - committed)
+    commits = events.commits if events is not None else None
     return {
         "status": readiness(worker),
-        "rebalances": worker.app.rebalancing_count,
+        "rebalances": events.rebalances if events is not None else 0,
         "events": counters.events,
         "events_per_s": round(counters.events / elapsed, 1),
         "rejected": counters.rejected,
@@ -216,16 +201,16 @@ async def metrics_of(worker: WorkerView) -> dict[str, Any]:
         "consumer_lag": lag,
         "consumer_lag_total": sum(lag.values()),
         "uncommitted": uncommitted,
-        "offset_gaps": getattr(consumer, "offset_gaps", 0),  # holes in the events topic
-        "acks_refused": getattr(consumer, "acks_refused", 0),  # Faust's acks of skipped messages
+        "offset_gaps": commits.gaps if commits is not None else 0,  # holes in the events topic
+        "commits_refused": commits.refused if commits is not None else 0,  # by a rebalance
         # partitions read again from their restore fence (tables restored older than the commit)
-        "restores_fenced": getattr(consumer, "restores_fenced", 0),
+        "restores_fenced": events.restores_fenced if events is not None else 0,
         "flushes": worker.batches.flushes,
         "write_seconds": round(worker.batches.write_seconds, 3),
         "stale_batches": worker.batches.stale,
-        "consumer_delay_ms": round(worker.delay_s * 1000),
+        "consumer_delay_ms": round(events.delay_s * 1000) if events is not None else 0,
         "batches_waiting": worker.batches.waiting(),
-        "unacknowledged": worker.acks.waiting(),
+        "unacknowledged": commits.waiting() if commits is not None else 0,
         "access": worker.access.metrics(),  # access control, and the access log's rows
         # the rollups' refreshes: how many, the last one's seconds, now less its watermark
         "rollups": worker.rollups.metrics(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -53,8 +54,8 @@ class Deployment:
     ) -> Iterator[subprocess.Popen[bytes]]:
         """A worker process; another ``instance`` joins the same group with its own
         embedded store, data directory and web port (``port_of(instance)``).
-        ``changelog_delay``: seconds each table-state changelog message waits in
-        Faust's producer buffer (the fault of ``faults/sitecustomize.py``).
+        ``changelog_delay``: seconds each table-state changelog record's delivery is held
+        back (the fault of ``faults/sitecustomize.py``).
         ``extra_args``: more options of ``tablewatch worker``."""
         port = self.port_of(instance)
         args = worker_args(
@@ -66,7 +67,9 @@ class Deployment:
         health = f"http://127.0.0.1:{port}/health"
         env = {"TABLEWATCH_LOG_LEVEL": "INFO"}
         if changelog_delay:
-            env["PYTHONPATH"] = str(FAULTS)
+            env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (str(FAULTS), os.environ.get("PYTHONPATH", "")) if p
+            )
             env["TABLEWATCH_TEST_CHANGELOG_DELAY"] = str(changelog_delay)
         with child_service(args, health, self.root / log_name, env=env) as process:
             yield process

@@ -1,11 +1,12 @@
-"""The private parts of Faust, mode and Faust's aiokafka driver that the worker overrides or calls.
+"""The parts of Faust and the Kafka clients that the worker overrides, or reaches past their
+documented use.
 
-The worker's delivery guarantee rests on them (``processors/commit_guards.py``,
-``processors/stepped_delivery.py``, ``processors/app.py``, ``processors/web.py``).
-Each one's signature is written below as the installed, pinned versions have it
+The worker reads the events with aiokafka's public consumer API; what it still takes from
+Faust's inside is how the app starts without Faust's own consumer (``processors/app.py``).
+Each member's signature is written below as the installed, pinned versions have it
 (``inspect.signature``, copied here as text). A new release may change any of them
-without notice: these tests then name what changed, and the overrides and this
-record are updated only after re-reading docs/pipeline.md.
+without notice: these tests then name what changed, and the worker and this record are
+updated only after re-reading docs/pipeline.md.
 """
 
 from __future__ import annotations
@@ -19,28 +20,20 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import aiokafka
 import faust
 import pytest
-from faust.tables.recovery import Recovery
-from faust.transport import base as faust_transport
-from faust.transport import consumer as faust_consumer
-from faust.transport.drivers import aiokafka as aiokafka_driver
-from faust.types.tuples import ConsumerMessage
+from aiokafka import ConsumerRebalanceListener
+from faust.app.base import BootStrategy
+from kafka.partitioner import default as kafka_partitioner
 
 from tablewatch.processors import app as worker_app
-from tablewatch.processors.commit_guards import CommitGuardedConsumer, RevocationSafeConsumerThread
-from tablewatch.processors.stepped_delivery import (
-    SteppedDeliveryApp,
-    SteppedDeliveryConsumer,
-    SteppedDeliveryTransport,
-)
+from tablewatch.processors import consumer_loop
 
 # the versions the signatures below were read from; pyproject.toml pins the same
 RECORDED_FROM = {"faust-streaming": "0.15.3", "mode-streaming": "0.7.1", "aiokafka": "0.14.0"}
 
 ADVICE = (
-    'Re-read docs/pipeline.md ("Delivering a message", "Why nothing is lost or doubled") '
+    'Re-read docs/pipeline.md ("The consumer loop", "Why nothing is lost or doubled") '
     "before upgrading faust-streaming, mode-streaming or aiokafka; then adapt the worker "
     "and update this record."
 )
@@ -50,7 +43,7 @@ ADVICE = (
 class Private:
     """One part of a library the worker relies on, as the recorded versions have it."""
 
-    owner: type | ModuleType  # where the worker reaches it: the Faust class it derives from
+    owner: type | ModuleType  # where the worker reaches it: the class it derives from
     name: str
     use: str  # who overrides or calls it
     expected: str  # what describe() gives for it in the recorded versions
@@ -63,100 +56,22 @@ class Private:
         return f"{owner.__module__}.{owner.__qualname__}.{self.name}"
 
 
-CONSUMER = aiokafka_driver.Consumer
-GUARDS = "overridden by commit_guards.CommitGuardedConsumer"
-STEPPED = "overridden by stepped_delivery.SteppedDeliveryConsumer"
-
 PRIVATE = [
     # overridden
-    Private(CONSUMER, "__init__", f"{GUARDS} and {STEPPED}",
-            "(self, *args: Any, **kwargs: Any) -> None"),
-    Private(CONSUMER, "wait_first", STEPPED,
-            "(self, *coros: Union[_asyncio.Future, collections.abc.Coroutine[Any, None, Any], "
-            "collections.abc.Awaitable, mode.utils.locks.Event], "
-            "timeout: Union[datetime.timedelta, float, str] = None) -> mode.services.WaitResults"),
-    Private(CONSUMER, "perform_seek", GUARDS, "(self) -> None"),
-    Private(CONSUMER, "_new_consumer_thread", GUARDS, "(self) -> 'AIOKafkaConsumerThread'"),
-    Private(aiokafka_driver.AIOKafkaConsumerThread, "_commit",
-            "overridden by commit_guards.RevocationSafeConsumerThread",
-            "(self, offsets: Mapping[faust.types.tuples.TP, int]) -> bool"),
-    Private(CONSUMER, "_add_gap", GUARDS,
-            "(self, tp: faust.types.tuples.TP, offset_from: int, offset_to: int) -> None"),
-    Private(CONSUMER, "ack", GUARDS, "(self, message: faust.types.tuples.Message) -> bool"),
-    Private(aiokafka_driver.Transport, "Consumer", "overridden by SteppedDeliveryTransport",
-            "class faust.transport.drivers.aiokafka.Consumer"),
-    Private(faust.App, "_new_transport", "overridden by stepped_delivery.SteppedDeliveryApp",
-            "(self) -> faust.types.transports.TransportT"),
-    Private(faust.App, "on_init_dependencies", "overridden by app._App (drops the Monitor)",
-            "(self) -> Iterable[mode.types.services.ServiceT]"),
-    Private(faust.Schema, "loads_key", "overridden by app._AsReceived",
-            "(self, app: faust.types.app.AppT, message: faust.types.tuples.Message, *, "
-            "loads: Optional[Callable] = None, "
-            "serializer: Union[faust.types.codecs.CodecT, str, NoneType] = None) -> ~KT"),
-    Private(faust.Schema, "loads_value", "overridden by app._AsReceived",
-            "(self, app: faust.types.app.AppT, message: faust.types.tuples.Message, *, "
-            "loads: Optional[Callable] = None, "
-            "serializer: Union[faust.types.codecs.CodecT, str, NoneType] = None) -> ~VT"),
-    # called or read
-    Private(faust_consumer.Consumer, "__init__", "its callback wrapped by SteppedDeliveryConsumer",
-            "(self, transport: faust.types.transports.TransportT, "
-            "callback: Callable[[faust.types.tuples.Message], Awaitable], "
-            "on_partitions_revoked: Callable[[Set[faust.types.tuples.TP]], Awaitable[NoneType]], "
-            "on_partitions_assigned: Callable[[Set[faust.types.tuples.TP]], Awaitable[NoneType]], "
-            "*, commit_interval: Optional[float] = None, "
-            "commit_livelock_soft_timeout: Optional[float] = None, "
-            "loop: Optional[asyncio.events.AbstractEventLoop] = None, **kwargs: Any) -> None"),
-    Private(CONSUMER, "_committed_offset", "read by commit_guards' rewinds, web.py",
-            "attribute typing.MutableMapping[faust.types.tuples.TP, typing.Optional[int]]"),
-    Private(CONSUMER, "_stopped", "read by SteppedDeliveryConsumer._must_race",
-            "attribute mode.utils.locks.Event"),
-    Private(CONSUMER, "_crashed", "read by SteppedDeliveryConsumer._must_race",
-            "attribute mode.utils.locks.Event"),
-    Private(CONSUMER, "suspend_flow", "read by SteppedDeliveryConsumer",
-            "attribute asyncio.locks.Event"),
-    Private(CONSUMER, "flow_active", "read by CommitGuardedConsumer.perform_seek",
-            "attribute builtins.bool"),
-    Private(CONSUMER, "stop_flow", "called by CommitGuardedConsumer.perform_seek",
-            "(self) -> None"),
-    Private(CONSUMER, "resume_flow", "called by CommitGuardedConsumer.perform_seek",
-            "(self) -> None"),
-    Private(CONSUMER, "seek_wait", "called by CommitGuardedConsumer's two rewinds",
-            "(self, partitions: Mapping[faust.types.tuples.TP, int]) -> None"),
-    Private(CONSUMER, "assignment", "called by CommitGuardedConsumer's two rewinds",
-            "(self) -> Set[faust.types.tuples.TP]"),
-    Private(CONSUMER, "highwater", "called by web.py (lag, uncommitted)",
-            "(self, tp: faust.types.tuples.TP) -> int"),
-    Private(aiokafka_driver, "ensure_aiokafka_TP", "called by both rewinds",
-            "(tp: faust.types.tuples.TP) -> aiokafka.structs.TopicPartition"),
-    Private(ConsumerMessage, "ack", "called by CommitGuardedConsumer.ack_processed",
-            "(self, consumer: faust.types.tuples._ConsumerT, n: int = 1) -> bool"),
-    Private(aiokafka_driver.Transport, "__init__", "called by SteppedDeliveryApp._new_transport",
-            "(self, *args: Any, **kwargs: Any) -> None"),
-    Private(faust_transport.Transport, "__init__", "called by SteppedDeliveryApp._new_transport",
-            "(self, url: List[yarl.URL], app: faust.types.app.AppT, "
-            "loop: Optional[asyncio.events.AbstractEventLoop] = None) -> None"),
-    Private(aiokafka_driver.Producer, "_ensure_producer",
-            "called by app.Worker._changelog_partitions",
-            "(self) -> aiokafka.producer.producer.AIOKafkaProducer"),
-    Private(aiokafka.AIOKafkaProducer, "partitions_for",
-            "called by app.Worker._changelog_partitions (before the first flush and each save)",
-            "(self, topic)"),
-    Private(faust.Table, "send_changelog", "called by app.Worker._save_snapshots, _save_fence",
-            "(self, partition: Optional[int], key: Any, value: Any, "
-            "key_serializer: Union[faust.types.codecs.CodecT, str, NoneType] = None, "
-            "value_serializer: Union[faust.types.codecs.CodecT, str, NoneType] = None) "
-            "-> faust.types.tuples.FutureMessage"),
-    Private(faust.Table, "partition_for_key", "called by app.Worker._save_snapshots",
-            "(self, key: Any) -> Optional[int]"),
-    Private(faust.Table, "data", "written by app.Worker._save_snapshots, _save_fence",
-            "property"),
-    # Faust's code that reaches the overrides (see test_the_overrides_are_still_reached)
-    Private(faust_consumer.Consumer, "_drain_messages", "calls wait_first and _add_gap",
-            "(self, fetcher: mode.types.services.ServiceT) -> None"),
-    Private(Recovery, "_resume_streams", "calls perform_seek",
-            "(self, generation_id: int = 0) -> None"),
-    Private(ConsumerMessage, "on_final_ack", "calls ack",
-            "(self, consumer: faust.types.tuples._ConsumerT) -> bool"),
+    Private(faust.App, "BootStrategy", "overridden by app._App (starts no Faust consumer)",
+            "class faust.app.base.BootStrategy"),
+    Private(BootStrategy, "enable_kafka_consumer", "overridden by app._HostOnly",
+            "attribute typing.Optional[bool]"),
+    Private(ConsumerRebalanceListener, "on_partitions_revoked",
+            "overridden by consumer_loop._Listener", "(self, revoked)"),
+    Private(ConsumerRebalanceListener, "on_partitions_assigned",
+            "overridden by consumer_loop._Listener", "(self, assigned)"),
+    # called
+    Private(kafka_partitioner, "murmur2", "called by changelog.key_partition (a snapshot's "
+            "partition: the events' default partitioner)", "(data)"),
+    # Faust's code that reads the override (see test_the_overrides_are_still_reached)
+    Private(BootStrategy, "_should_enable_kafka_consumer",
+            "reads enable_kafka_consumer for the consumer, conductor and tables", "(self) -> bool"),
 ]  # fmt: skip
 
 _MISSING = object()
@@ -202,15 +117,11 @@ def test_the_private_parts_the_worker_relies_on_are_unchanged(private: Private) 
     )
 
 
-# The worker's classes deriving from Faust's, and the Faust class each derives from.
+# The worker's classes deriving from the libraries', and the class each derives from.
 OURS: list[tuple[type, type]] = [
-    (CommitGuardedConsumer, CONSUMER),
-    (RevocationSafeConsumerThread, aiokafka_driver.AIOKafkaConsumerThread),
-    (SteppedDeliveryConsumer, CONSUMER),
-    (SteppedDeliveryTransport, aiokafka_driver.Transport),
-    (SteppedDeliveryApp, faust.App),
     (worker_app._App, faust.App),
-    (worker_app._AsReceived, faust.Schema),
+    (worker_app._HostOnly, BootStrategy),
+    (consumer_loop._Listener, ConsumerRebalanceListener),
 ]
 
 
@@ -227,7 +138,10 @@ def test_every_override_is_recorded(ours: type, base: type) -> None:
     overrides = {
         name
         for name in vars(ours)
-        if (name == "__init__" or not name.startswith("__"))
+        if (
+            (name == "__init__" and inspect.getattr_static(base, "__init__") is not object.__init__)
+            or not name.startswith("__")
+        )
         and name not in SET_ON_EVERY_SUBCLASS
         and describe(base, name) is not None
     }
@@ -242,18 +156,17 @@ def _squeezed(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-# Where Faust reaches each override: a release that no longer calls them this way would
-# leave an override silently unused (or, for wait_first, delivering outside the race).
-DRAIN = faust_consumer.Consumer._drain_messages
+# Where Faust reaches the override: a release that no longer reads it this way would start
+# Faust's consumer beside the worker's, in the same group.
 REACHED = [
-    (DRAIN, "await self.wait_first(callback(message), self.suspend_flow.wait())",
-     "the drain loop delivers each message through wait_first"),
-    (DRAIN, "await self._add_gap(tp, r_offset + 1, offset)",
-     "the drain loop reports a jump in offsets through _add_gap"),
-    (Recovery._resume_streams, "consumer.perform_seek()",
-     "the recovery seeks to the committed offsets through perform_seek"),
-    (ConsumerMessage.on_final_ack, "return consumer.ack(self)",
-     "a message's final ack goes through the consumer's ack"),
+    (BootStrategy._should_enable_kafka_consumer, "return self.enable_kafka_consumer",
+     "the boot strategy decides on Faust's consumer by enable_kafka_consumer"),
+    (BootStrategy.kafka_consumer, "if self._should_enable_kafka_consumer():",
+     "Faust's consumer is started only when enabled"),
+    (BootStrategy.kafka_conductor, "if self._should_enable_kafka_consumer():",
+     "Faust's topic conductor is started only when enabled"),
+    (BootStrategy.tables, "if self._should_enable_kafka_consumer():",
+     "Faust's table manager (its recovery) is started only when enabled"),
 ]  # fmt: skip
 
 
@@ -288,3 +201,8 @@ def test_installed_versions_are_the_pinned_ones(name: str) -> None:
         f"{Path(__file__).name} recorded from {RECORDED_FROM[name]!r}. The worker overrides "
         f"private methods of it. {ADVICE}"
     )
+
+
+def test_the_record_stays_small() -> None:
+    """The worker's guarantee rests on public calls; what it reaches past them stays few."""
+    assert len(PRIVATE) <= 10

@@ -1,5 +1,6 @@
-"""The restore fence: where a partition is read from after its tables are restored, the
-offset each batch fences, and the fence written between the snapshots and the acks."""
+"""The restore fence and the changelog: where a partition is read from after its tables are
+restored, the changelog read to its end and written, and the fence written between the
+snapshots and the commit."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ from collections.abc import Mapping
 
 import pytest
 from aiokafka import TopicPartition
-from faust.types import TP
+from kafka.partitioner.default import murmur2
 
-from tablewatch.processors.ack_order import InOrderAcks
 from tablewatch.processors.batch_writer import BatchWriter, Sinks
-from tablewatch.processors.commit_guards import CommitGuardedConsumer
-from tablewatch.processors.processor import FlushBatch
+from tablewatch.processors.changelog import Changelog
+from tablewatch.processors.commit_step import Ticket
+from tablewatch.processors.consumer_loop import EventsLoop
+from tablewatch.processors.processor import FlushBatch, LiveProcessor
 from tablewatch.processors.restore_fence import (
     decode_fence,
     encode_fence,
@@ -22,7 +24,15 @@ from tablewatch.processors.restore_fence import (
     is_fence_key,
     restore_plan,
 )
-from tests.processors.faust_consumers import EVENTS, OTHER, FakeBroker, consumer_on, run
+from tests.processors.kafka_fakes import (
+    EVENTS,
+    FakeConsumer,
+    FakeProducer,
+    FakeReader,
+    Record,
+)
+
+CHANGELOG = "worker-tablewatch-table-state-changelog"
 
 
 @pytest.mark.parametrize(
@@ -57,24 +67,6 @@ def test_a_fence_that_is_not_an_offset_is_refused_naming_partition_and_value(
     message = str(refused.value)
     assert message.startswith("restore fence of partition 5: value ")
     assert repr(value) in message and message.endswith("not a non-negative offset")
-
-
-def test_through_is_where_each_partition_is_acknowledged_once_the_tickets_are() -> None:
-    acked: list[str] = []
-    acks: InOrderAcks[str] = InOrderAcks(acked.append)
-    p0 = [acks.track(0, offset, f"p0-{offset}") for offset in (10, 11, 12, 13)]
-    p1 = [acks.track(1, offset, f"p1-{offset}") for offset in (40, 41)]
-    p2 = [acks.track(2, 7, "p2-7")]
-    acks.release([p0[2]])  # released, waiting behind 10 and 11
-    # 10 and 11 join the released 12; 13 waits. 41 waits behind 40. 2 has no ticket here.
-    assert acks.through([p0[0], p0[1], p1[1]]) == {0: 12}
-    assert acks.through([p1[0]]) == {1: 40}
-    assert acks.through([p1[0], p1[1], *p2]) == {1: 41, 2: 7}
-    assert acks.through([]) == {}
-    assert acked == [] and acks.waiting() == 7  # nothing acknowledged by asking
-    acks.release([p0[0], p0[1]])
-    assert acked == ["p0-10", "p0-11", "p0-12"]
-    assert acks.through([p0[3]]) == {0: 13}
 
 
 class Recorder:
@@ -162,27 +154,88 @@ def test_a_batch_a_rebalance_gave_up_on_writes_no_fence() -> None:
     ]  # fmt: skip
 
 
+def loop_on(consumer: FakeConsumer, reader: FakeReader) -> EventsLoop:
+    changelog = Changelog(CHANGELOG, 3, FakeProducer())
+    processor: LiveProcessor[Ticket] = LiveProcessor({}, lambda t: changelog.get(t.encode()))
+
+    async def nothing(*_: object) -> None:
+        return None
+
+    return EventsLoop(
+        consumer,
+        reader,
+        EVENTS,
+        processor,
+        changelog,
+        max_records=100,
+        poll_ms=100,
+        flush_due=lambda: False,
+        flush=nothing,
+        partitions_revoked=nothing,
+    )
+
+
 def test_partitions_restored_older_than_their_commit_are_read_again_from_their_fence(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """After the seek to the committed offsets: partition 0's fence is behind its commit (read
-    again from the message after it), 1's is at its commit, 2 has none, the other topic's
-    partition is not the app's to fence (its fence would be far behind)."""
-    p0, p1, p2, other = TP(EVENTS, 0), TP(EVENTS, 1), TP(EVENTS, 2), TP(OTHER, 0)
-    broker = FakeBroker({p0, p1, p2, other}, {p0: 250, p1: 80, p2: 40, other: 900})
-    fences = {0: 99, 1: 79}
-
-    async def scenario() -> CommitGuardedConsumer:
-        consumer = consumer_on(CommitGuardedConsumer, broker)
-        consumer.app.restored_fence = fences.get  # type: ignore[attr-defined]
-        await consumer.perform_seek()
-        return consumer
-
+    """On assignment: partition 0's fence (99) is behind its commit (250): read again from
+    100; 1's is at its commit; 2 has none. The partitions are paused while restored (no
+    message is folded before its table's state is read) and the loop is ready after."""
+    tps = [TopicPartition(EVENTS, p) for p in (0, 1, 2)]
+    consumer = FakeConsumer(set(tps), {tps[0]: 250, tps[1]: 80, tps[2]: 40})
+    log = {
+        TopicPartition(CHANGELOG, 0): [Record(0, fence_key(0), b"99")],
+        TopicPartition(CHANGELOG, 1): [Record(0, fence_key(1), b"79")],
+    }
+    loop = loop_on(consumer, FakeReader(log))
+    assert loop.readiness() == "starting"
     with caplog.at_level(logging.WARNING, logger="tablewatch.worker"):
-        consumer = run(scenario())
-    assert broker.seeks == [{TopicPartition(EVENTS, 0): 100}]
-    assert consumer.restores_fenced == 1
-    assert broker.flow_active_at == [("seek_to_committed", False), ("seek_wait", False)]
+        asyncio.run(loop.assigned(set(tps)))
+    assert consumer.seeks == [(0, 100)]
+    assert consumer.paused_while_restoring == set(tps) and consumer.paused == set()
+    assert loop.restores_fenced == 1
+    assert loop.commits.committed == {0: 250, 1: 80, 2: 40}
+    assert loop.readiness() == "ok" and loop.partitions == {0, 1, 2}
     assert "states are of offset 99, its committed offset is 250: read again from 100" in (
         caplog.text
     )
+
+
+def test_the_changelog_is_read_to_its_end_latest_record_of_each_key_kept() -> None:
+    """Several fetches, a key saved twice, a tombstone, a fence that is not an offset (the
+    partition is read again from 0)."""
+    tp = TopicPartition(CHANGELOG, 1)
+    records = [
+        Record(0, b"T1", b"old"), Record(1, b"T2", b"two"), Record(2, b"T1", b"new"),
+        Record(3, b"T3", b"three"), Record(4, b"T3", None), Record(5, fence_key(1), b"x"),
+    ]  # fmt: skip
+    changelog = Changelog(CHANGELOG, 3, FakeProducer())
+    asyncio.run(changelog.restore(FakeReader({tp: records}), {1}))
+    held = {key: value for _, key, value in changelog.items()}
+    assert held == {b"T1": b"new", b"T2": b"two", fence_key(1): b"x"}
+    assert changelog.records_restored == 6
+    assert changelog.fence(1) == -1 and changelog.fence(2) is None
+    changelog.drop({1})
+    assert list(changelog.items()) == []
+
+
+def test_snapshots_go_to_their_tables_partition_and_are_held_once_delivered() -> None:
+    """A snapshot's partition is its key's (murmur2, as the events'); ``save`` returns only
+    once the broker has every record, and only then does the worker hold the new state."""
+
+    async def scenario() -> None:
+        producer = FakeProducer()
+        changelog = Changelog(CHANGELOG, 6, producer)
+        saving = asyncio.create_task(changelog.save({"LIR-05": b"s1", "LIR-06": b"s2"}))
+        await asyncio.sleep(0.05)
+        assert not saving.done() and changelog.get(b"LIR-05") is None
+        producer.deliver.set()
+        await saving
+        assert changelog.get(b"LIR-05") == b"s1"
+        expected = {(key, (murmur2(key) & 0x7FFFFFFF) % 6) for key in (b"LIR-05", b"LIR-06")}
+        assert {(key, p) for _, p, key, _ in producer.sent} == expected
+        await changelog.save_fences({4: 1234})
+        assert producer.sent[-1] == (CHANGELOG, 4, fence_key(4), b"1234")
+        assert changelog.fence(4) == 1234
+
+    asyncio.run(scenario())

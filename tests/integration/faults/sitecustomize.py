@@ -2,10 +2,10 @@
 
 Python imports ``sitecustomize`` at start-up from ``sys.path``; the tests put
 this directory on a worker's ``PYTHONPATH`` with ``TABLEWATCH_TEST_CHANGELOG_DELAY``
-(seconds). Every changelog message then waits that long in Faust's producer
-buffer before it is handed to Kafka, longer than the 0.1 s Faust's commit waits
-for that buffer: the commit goes on, and only a worker that waits for the
-snapshots' delivery itself keeps its committed offsets behind them.
+(seconds). Every changelog record (a table's snapshot, a partition's restore
+fence) is then delivered that much later than the broker would acknowledge it:
+only a worker whose commit waits for its snapshots' delivery keeps its committed
+offsets behind them.
 """
 
 from __future__ import annotations
@@ -16,15 +16,18 @@ _DELAY = float(os.environ.get("TABLEWATCH_TEST_CHANGELOG_DELAY") or 0)
 
 if _DELAY > 0:
     import asyncio
+    from collections.abc import Awaitable
     from typing import Any
 
-    from faust.transport.producer import ProducerBuffer
+    from tablewatch.processors.changelog import Changelog
 
-    _send_pending = ProducerBuffer._send_pending
+    _send = Changelog._send
 
-    async def _send_pending_late(self: ProducerBuffer, fut: Any) -> None:
-        if fut.message.channel.get_topic_name().endswith("-changelog"):
-            await asyncio.sleep(_DELAY)
-        await _send_pending(self, fut)
+    async def _late(delivery: Awaitable[Any]) -> Any:
+        await asyncio.sleep(_DELAY)
+        return await delivery
 
-    ProducerBuffer._send_pending = _send_pending_late  # type: ignore[method-assign]
+    async def _send_late(self: Changelog, partition: int, key: bytes, value: bytes) -> Any:
+        return asyncio.ensure_future(_late(await _send(self, partition, key, value)))
+
+    Changelog._send = _send_late  # type: ignore[method-assign]
