@@ -258,6 +258,7 @@ class Worker:
                 flush_due=self._flush_due,
                 flush=self.flush,
                 partitions_revoked=self._on_revoked,
+                stopping=self.batches.abandon,
             )
             self._topics_ready.set()
             await self.events.run()

@@ -194,6 +194,11 @@ class BatchWriter(Generic[Token]):
         finally:
             self.generation += 1
 
+    def abandon(self) -> None:
+        """End the generation now (the worker leaves the group): the batches queued or being
+        written still write their rows and messages, no snapshot, fence or commit."""
+        self.generation += 1
+
     # ---- what the store or the broker refuses ---------------------------------------------
 
     async def _pause(self, step: str, exc: BaseException, attempt: int) -> None:

@@ -75,6 +75,7 @@ class EventsLoop:
         flush_due: Callable[[], bool],
         flush: Callable[[], Awaitable[None]],
         partitions_revoked: Callable[[set[int]], Awaitable[None]],
+        stopping: Callable[[], object] = lambda: None,
     ) -> None:
         self.consumer = consumer
         self.reader = reader  # reads the changelog on assignment (no group)
@@ -87,6 +88,7 @@ class EventsLoop:
         self._flush_due = flush_due
         self._flush = flush
         self._partitions_revoked = partitions_revoked
+        self._stopping = stopping
         self.state = "starting"  # what /health says until the first assignment
         self.rebalances = 0
         self.restores_fenced = 0  # partitions read again from their restore fence
@@ -122,6 +124,11 @@ class EventsLoop:
                 if self._flush_due():
                     await self._flush()
         finally:
+            # leaving the group hands the partitions over at once: what is being written
+            # still goes to the store and the output topics, but no snapshot, fence or
+            # commit (their next owner may have read the changelog already)
+            self._stopping()
+            self.partitions = set()
             await consumer.stop()
             await self.reader.stop()
 

@@ -239,3 +239,21 @@ def test_snapshots_go_to_their_tables_partition_and_are_held_once_delivered() ->
         assert changelog.fence(4) == 1234
 
     asyncio.run(scenario())
+
+
+def test_a_worker_leaving_the_group_writes_no_snapshot_fence_or_commit_after() -> None:
+    """The loop stops (the group hands its partitions over at once): the batch queued then
+    writes its rows and messages only; its partitions' next owner may have read the
+    changelog already."""
+
+    async def scenario() -> list[str]:
+        recorder = Recorder()
+        writer = BatchWriter(recorder.sinks())
+        await writer.put(batch("b1"))
+        writer.abandon()
+        runner = asyncio.create_task(writer.run())
+        assert await writer.settle(timeout_s=5)
+        runner.cancel()
+        return recorder.steps
+
+    assert asyncio.run(scenario()) == ["rows", "messages"]
