@@ -67,6 +67,12 @@ class FakeReader:
     def assign(self, partitions: list[TopicPartition]) -> None:
         self.positions = dict.fromkeys(partitions, 0)
 
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
     async def seek_to_beginning(self, *partitions: TopicPartition) -> bool:
         for tp in partitions:
             self.positions[tp] = 0

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from aiokafka import TopicPartition
@@ -257,3 +259,53 @@ def test_a_worker_leaving_the_group_writes_no_snapshot_fence_or_commit_after() -
         return recorder.steps
 
     assert asyncio.run(scenario()) == ["rows", "messages"]
+
+
+class ScriptedConsumer(FakeConsumer):
+    """A consumer whose fetches are given, then the loop is stopped."""
+
+    def __init__(self, fetches: list[dict[TopicPartition, list[Any]]]) -> None:
+        super().__init__()
+        self.fetches = fetches
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+    def subscribe(self, topics: list[str], listener: object) -> None:
+        return None
+
+    async def getmany(self, timeout_ms: int, max_records: int) -> dict[TopicPartition, list[Any]]:
+        if not self.fetches:
+            raise asyncio.CancelledError
+        return self.fetches.pop(0)
+
+
+@dataclass(frozen=True)
+class Fetched:
+    offset: int
+    value: bytes | None
+    timestamp: int = 0
+
+
+def test_a_fetch_of_a_partition_not_restored_yet_is_not_handed_over() -> None:
+    """aiokafka's assignment is live before the assignment callback ends: a fetch of a
+    partition still being restored is sent back to its first message, not folded (its
+    tables would run from nothing); a restored partition's fetch is handed over."""
+    restored, restoring = TopicPartition(EVENTS, 0), TopicPartition(EVENTS, 1)
+    consumer = ScriptedConsumer(
+        [{restored: [Fetched(5, b"{}"), Fetched(6, None)], restoring: [Fetched(40, b"{}")]}]
+    )
+    loop = loop_on(consumer, FakeReader({}))
+    loop.partitions = {0}
+    handed: list[tuple[int, int]] = []
+    loop.processor.handle_batch = lambda messages: handed.extend(  # type: ignore[method-assign]
+        (partition, offset) for _, partition, offset, _ in messages
+    )
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(loop.run())
+    assert handed == [(0, 5), (0, 6)]
+    assert consumer.seeks == [(1, 40)]
+    assert loop.commits.waiting() == 2  # tickets for the messages handed over only
