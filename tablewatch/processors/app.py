@@ -48,6 +48,7 @@ from tablewatch.processors.settings import WorkerSettings
 from tablewatch.processors.state_codec import chain_partition
 from tablewatch.processors.web import install_views, readiness
 from tablewatch.store.client import connect
+from tablewatch.store.dsn import EmbeddedDsn, parse_dsn
 from tablewatch.store.migrate import migrate
 from tablewatch.store.query_pool import QueryPool
 from tablewatch.store.read_only import open_reader
@@ -150,7 +151,11 @@ class Worker:
         self.writer = StoreWriter(self.store)
         self.store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
         # the dashboards' rollups, refreshed on the store thread (never inside an insert)
-        self.rollups = RollupRefresher(self.store, settings.rollup_seconds)
+        self.rollups = (
+            RollupRefresher.sole_writer(self.store, settings.rollup_seconds)
+            if isinstance(parse_dsn(settings.dsn), EmbeddedDsn)  # this process alone writes it
+            else RollupRefresher(self.store, settings.rollup_seconds)
+        )
         self.access.install(self.app, self.store, self.store_thread)  # access_log, written here
         # casework: the one desk deciding case steps, writing them on the store thread
         self.cases = CaseDesk(self.store, settings.dispositions)

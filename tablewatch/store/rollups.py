@@ -12,7 +12,8 @@ the row was inserted, migration 0019) lies between the rollup's ``covered`` mark
 aggregates them into the rollup, and records in ``rollup_watermarks`` the time it read up
 to (``watermark``) and that time less :data:`OVERLAP_MS` (``covered``): the next refresh
 reads from there again, so a row whose insert was still under way during this refresh
-(another worker's, on a server) is read by the next one. Every rollup is idempotent under
+(another worker's, on a server) is read by the next one; the worker of an embedded store,
+its sole writer, reads no overlap (:meth:`RollupRefresher.sole_writer`). Every rollup is idempotent under
 rows seen twice: uniqExact, max, min, any and maxMap states; the ReplacingMergeTree keys of
 ``procedure_events`` (one row per event) and ``hold_by_round`` (one row per round and
 wager, recomputed from all the lines of the round's latest judgement, whichever of them
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 WATERMARKS = "rollup_watermarks"
 OVERLAP_MS = 10_000  # what a refresh reads again of the previous one's window
 DEFAULT_SECONDS = 2.0  # the worker's refresh period (--rollup-seconds)
+# what the sole writer's refresh reads again before its previous one (the two clocks' reads)
+SOLE_WRITER_SLACK_MS = 250
 
 # {window}: the stored_at range of the facts a refresh reads
 _WINDOW = (
@@ -191,9 +194,14 @@ def refresh_rollups(
     *,
     rollups: Iterable[str] = ROLLUPS,
     overlap_ms: int = OVERLAP_MS,
+    since: Callable[[int], int] | None = None,
 ) -> Refreshed:
     """Bring each rollup up to date with the facts stored since its ``covered`` mark (all
-    of them for a rollup without a watermark), then record its new watermark."""
+    of them for a rollup without a watermark), then record its new watermark.
+
+    ``since``: given the store's time now (ms), the earliest ``stored_at`` a row written
+    since the caller's previous refresh can carry, read from there too if it is before a
+    mark (the sole writer's guard against its clock stepped back, :class:`RollupRefresher`)."""
     started = time.perf_counter()
     names = tuple(rollups)
     unknown = [n for n in names if n not in STATEMENTS]
@@ -201,8 +209,12 @@ def refresh_rollups(
         raise ValueError(f"rollup {unknown[0]!r}: no such rollup (known: {', '.join(ROLLUPS)})")
     hi = int(client.query("SELECT toUnixTimestamp64Milli(now64(3))").result_rows[0][0])
     covered = covered_marks(client)
+    floor = since(hi) if since is not None else None
     for name in names:
-        window = _WINDOW.format(lo=int(covered.get(name, 0)), hi=hi)
+        lo = covered.get(name, 0)
+        if floor is not None:
+            lo = min(lo, max(0, floor))
+        window = _WINDOW.format(lo=int(lo), hi=hi)
         for statement in STATEMENTS[name]:
             client.command(statement.replace("{window}", window))
     mark = max(0, hi - overlap_ms)
@@ -252,14 +264,40 @@ class RollupRefresher:
     last_seconds: float = 0.0
     watermark_ms: int = 0
     clock: Callable[[], float] = field(default=time.time)
+    # the sole writer of an embedded store reads nothing twice (see sole_writer)
+    overlap_ms: int = OVERLAP_MS
+    # monotonic seconds when the latest successful refresh read the store's time
+    _read_at: float = field(default_factory=time.monotonic)
+
+    @classmethod
+    def sole_writer(cls, client: Client, period_s: float = DEFAULT_SECONDS) -> RollupRefresher:
+        """The refresher of a store that this process alone writes, on the thread that
+        refreshes (an embedded store: one process per directory, the worker's one store
+        thread). Every insert on that thread is visible when it returns, so a refresh
+        reads no overlap. A row written since the previous refresh carries a ``stored_at``
+        no earlier than the store's time then, which is now less the monotonic time since,
+        less a slack for the reads of the two clocks: read from there if that is earlier
+        than the mark (the clock stepped back); a restart's first refresh reads from the
+        process's start the same way."""
+        return cls(client, period_s, overlap_ms=0)
+
+    def _since(self, now_ms: int) -> int:
+        elapsed_ms = int((time.monotonic() - self._read_at) * 1000)
+        return now_ms - elapsed_ms - SOLE_WRITER_SLACK_MS
 
     def refresh(self) -> None:
+        read_at = time.monotonic()
         try:
-            done = refresh_rollups(self.client)
+            done = refresh_rollups(
+                self.client,
+                overlap_ms=self.overlap_ms,
+                since=self._since if self.overlap_ms == 0 else None,
+            )
         except Exception:
             self.failures += 1
             log.exception("refreshing the rollups failed; the next refresh reads again")
             return
+        self._read_at = read_at
         self.refreshes += 1
         self.last_seconds = done.seconds
         self.watermark_ms = done.watermark_ms

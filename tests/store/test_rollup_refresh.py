@@ -139,6 +139,38 @@ def test_a_refresh_reads_since_its_watermark_less_the_overlap(store: Client) -> 
     ).result_rows == [(1,)]
 
 
+def test_the_sole_writers_refresh_reads_from_its_previous_one_and_past_a_clock_stepped_back(
+    store: Client,
+) -> None:
+    store.command("TRUNCATE TABLE rollup_watermarks")
+    refresher = RollupRefresher.sole_writer(store, 2.0)
+    refresher.refresh()
+    mark = watermarks(store)["findings_by_minute"]
+    covered = one(
+        store,
+        "SELECT toUnixTimestamp64Milli(max(covered)) FROM rollup_watermarks "
+        "WHERE name = 'findings_by_minute'",
+    )
+    assert covered == mark  # no overlap: the next refresh reads from where this one read to
+    columns = [*FINDING_COLUMNS, "stored_at"]
+    # written after the clock stepped back 5 s, within the 6 s since the previous refresh;
+    # and one stamped before that refresh's time less those 6 s: another writer's, none here
+    store.insert("findings", [_finding("late", mark - 5_000)], column_names=columns)
+    store.insert("findings", [_finding("old", mark - 60_000)], column_names=columns)
+    refresher._read_at -= 6.0  # the previous refresh, 6 s ago
+    refresher.refresh()
+    counted = store.query(
+        "SELECT uniqExactMerge(ids) FROM findings_by_minute WHERE check = 'late_check'"
+    ).result_rows
+    assert counted == [(1,)]
+    # one of the two: the late one, since reading back 2 minutes counts the old one too
+    refresher._read_at -= 120.0
+    refresher.refresh()
+    assert store.query(
+        "SELECT uniqExactMerge(ids) FROM findings_by_minute WHERE check = 'late_check'"
+    ).result_rows == [(2,)]
+
+
 def test_0019_repeated_after_stopping_halfway_keeps_old_rows_old(
     bare_store: Client, audited: Audited
 ) -> None:
