@@ -88,8 +88,10 @@ def awaited_sql(
 ) -> str:
     """One statement: rows ``('round', table, round, finding_count)`` of ``rounds``
     (table_id, round_id) found in ``rounds_v``, and ``('findings', table, round, n)``: how
-    many findings the store holds of each of ``with_findings`` (rounds whose row is shown
-    and carries findings), only when there are any.
+    many findings the store holds of each of ``with_findings`` (the rounds that may carry
+    findings: not yet shown, or shown with findings), only when there are any. Asked in
+    the same statement as the rows, a round's findings written with its row are seen by
+    the same poll.
 
     The findings are counted in ``findings`` (distinct finding_id), not ``findings_v``: a
     round judged once shows its findings in both at the same instant, and the view's join
@@ -126,8 +128,13 @@ class Awaited:
         return waiting[:limit]
 
     def findings_awaited(self, rounds: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-        """Those of ``rounds`` whose row was shown with findings not all shown yet."""
-        return [k for k in rounds if self.findings.get(k, 0) > 0 and k not in self.queryable]
+        """Those of ``rounds`` not yet queryable that may carry findings: their row not yet
+        shown, or shown with findings."""
+        return [
+            k
+            for k in rounds
+            if k not in self.queryable and (k not in self.row_seen or self.findings[k] > 0)
+        ]
 
     def update(self, rows: Sequence[Sequence[Any]], at: float) -> None:
         """Take one poll's rows (:func:`awaited_sql`), answered at ``at``."""

@@ -65,7 +65,7 @@ def test_a_round_never_answered_is_not_counted_and_pending_is_capped() -> None:
     assert awaited.pending(limit=2) == [("T-1", "R-0"), ("T-1", "R-1")]
 
 
-def test_the_poll_asks_for_findings_only_of_rounds_shown_with_findings() -> None:
+def test_the_poll_asks_for_the_findings_of_the_rounds_named_only() -> None:
     rounds_only = awaited_sql([("T-1", "R-1"), ("O'Brien", "R-2")])
     assert rounds_only.count("('T-1', 'R-1')") == 1
     assert rounds_only.count("('O\\'Brien', 'R-2')") == 1  # quoted
@@ -79,10 +79,12 @@ def test_findings_are_awaited_for_rounds_shown_with_findings_until_all_show() ->
     awaited = Awaited()
     for n in range(3):
         awaited.answer(("T-1", f"R-{n}"), 1.0)
+    # every round not yet shown may carry findings: asked in the same poll as its row
+    assert awaited.findings_awaited(awaited.pending()) == [("T-1", f"R-{n}") for n in range(3)]
     awaited.update([["round", "T-1", "R-0", 0], ["round", "T-1", "R-1", 3]], 1.1)
-    assert awaited.findings_awaited(awaited.pending()) == [("T-1", "R-1")]
+    assert awaited.findings_awaited(awaited.pending()) == [("T-1", "R-1"), ("T-1", "R-2")]
     awaited.update([["round", "T-1", "R-1", 3], ["findings", "T-1", "R-1", 3]], 1.2)
-    assert awaited.findings_awaited(awaited.pending()) == []
+    assert awaited.findings_awaited(awaited.pending()) == [("T-1", "R-2")]  # still unseen
     assert awaited.queryable == {("T-1", "R-0"): 1.1, ("T-1", "R-1"): 1.2}
 
 
@@ -214,18 +216,17 @@ def test_the_poll_passes_the_read_only_checks_and_tells_row_and_findings(tmp_pat
     awaited.answer(("T-unknown", "R-1"), 0.0)
     reader = open_reader(store_dsn)
     try:
-        first = reader.run(awaited_sql(awaited.pending())).rows
-        awaited.update(first, 1.0)
-        assert [list(r) for r in first] == [["round", *key, len(result.findings)]]
+        rows_only = reader.run(awaited_sql(awaited.pending())).rows
+        assert [list(r) for r in rows_only] == [["round", *key, len(result.findings)]]
         asked = awaited.findings_awaited(awaited.pending())
-        assert asked == [key]
-        second = reader.run(awaited_sql(awaited.pending(), asked)).rows
-        awaited.update(second, 2.0)
+        assert asked == [key, ("T-unknown", "R-1")]
+        both = reader.run(awaited_sql(awaited.pending(), asked)).rows
+        awaited.update(both, 1.0)
     finally:
         reader.close()
-    assert sorted(list(r) for r in second) == [
+    assert sorted(list(r) for r in both) == [
         ["findings", *key, len(result.findings)],
         ["round", *key, len(result.findings)],
     ]
-    assert awaited.queryable == {key: 2.0}
+    assert awaited.queryable == {key: 1.0}  # the row and its findings in one poll
     assert awaited.pending() == [("T-unknown", "R-1")]
