@@ -13,12 +13,12 @@ aggregates them into the rollup, and records in ``rollup_watermarks`` the time i
 to (``watermark``) and that time less :data:`OVERLAP_MS` (``covered``): the next refresh
 reads from there again, so a row whose insert was still under way during this refresh
 (another worker's, on a server) is read by the next one; the worker of an embedded store,
-its sole writer, reads no overlap (:meth:`RollupRefresher.sole_writer`). Every rollup is idempotent under
-rows seen twice: uniqExact, max, min, any and maxMap states; the ReplacingMergeTree keys of
-``procedure_events`` (one row per event) and ``hold_by_round`` (one row per round and
-wager, recomputed from all the lines of the round's latest judgement, whichever of them
-were stored in the window); ``round_index.finding_rows`` is a maximum of counts, read
-only as "above zero".
+its sole writer, reads no overlap (:meth:`RollupRefresher.sole_writer`). Every rollup is
+idempotent under rows seen twice: uniqExact, max, min, any and maxMap states; the
+ReplacingMergeTree keys of ``procedure_events`` (one row per event) and ``hold_by_round``
+(one row per round and wager, recomputed from all the lines of the round's latest
+judgement, whichever of them were stored in the window); ``round_index.finding_rows`` is a
+maximum of counts, read only as "above zero".
 
 A reader that must be exact (the findings list, a round's reconstruction) reads the facts
 stored since ``covered`` in addition to the rollup (:func:`covered_since`).
