@@ -165,8 +165,8 @@ def parse_table(table_id: str, raw: Any) -> TableConfig:
     patterns = DEFAULT_PATTERNS
     try:
         patterns = parse_patterns(spec.patterns)
-    except ValueError as exc:
-        refuse.add(str(exc), "patterns")
+    except ValueError as bad_patterns:  # a name of its own: mypyc types each name once
+        refuse.add(str(bad_patterns), "patterns")
     if refuse.problems:
         raise refuse.error()
     optional = parse_optional(spec.pit, spec.cameras, spec.signing, spec.keys)

@@ -70,7 +70,7 @@ def play_values(cards: tuple[int, int, int]) -> tuple[float, tuple[float, ...]]:
     outcome = np.where(
         strengths < QUALIFYING,
         1.0,
-        np.where(mine > strengths, 2.0, np.where(mine == strengths, 0.0, -2.0)),
+        np.where(strengths < mine, 2.0, np.where(strengths == mine, 0.0, -2.0)),  # arrays first
     )
     outcome = np.where(possible, outcome, 0.0)
     seen = float(outcome.sum()) / float(possible.sum())
