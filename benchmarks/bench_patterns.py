@@ -36,11 +36,12 @@ from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any
 
-from tablewatch.patterns.advantage_play import AdvantagePlay, unit_of
+from tablewatch.patterns.advantage_play import AdvantagePlay
 from tablewatch.patterns.dealer_errors import DealerErrors
 from tablewatch.patterns.finding import PatternFinding
 from tablewatch.patterns.hold_band import HOUR_MS, HoldBand, registry_figures
 from tablewatch.patterns.meter_rate import MeterRate
+from tablewatch.patterns.pattern_round import unit_of
 from tablewatch.rules.audit import Auditor
 from tablewatch.rules.config import parse_config
 from tablewatch.rules.events import ts_to_ms
@@ -261,7 +262,7 @@ def dealer(options: Options) -> list[Row]:
 CARDER_SEAT = 3
 CARDER_ID = "PC-HOLE"
 ADVANTAGE_SEES = (0.25, 0.5, 1.0)  # the share of rounds the hole-carder sees the first card
-ADVANTAGE_GAMES = ("three_card_poker", "ultimate_texas_holdem", "let_it_ride")
+ADVANTAGE_GAMES = ("three_card_poker", "ultimate_texas_holdem", "let_it_ride", "four_card_poker")
 TARGET_ROUNDS = 200  # caught within this many of his rounds
 
 

@@ -52,9 +52,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Final
 
+import msgspec
+
 from tablewatch.patterns.finding import PatternFinding, RoundKey
+from tablewatch.patterns.pattern_round import PatternRound, pattern_round
 from tablewatch.rules.config_patterns import DEFAULT_PATTERNS
-from tablewatch.rules.events import Wager
 from tablewatch.rules.game_rules import DecisionValue
 from tablewatch.rules.round_result import RoundResult
 
@@ -129,12 +131,8 @@ class UnitState:
     heaviest: list[tuple[float, str, str]] = field(default_factory=list)  # a min-heap
 
 
-def unit_of(result: RoundResult, seat: int) -> str:
-    """The seat's player id (its first wager's that carries one), else table:dealer:seat."""
-    for event in result._context.rnd.wager_events:
-        if type(event) is Wager and event.seat == seat and event.player_id is not None:
-            return event.player_id
-    return f"{result.table_id}:{result.dealer_id or '-'}:{seat}"
+_ENCODER = msgspec.msgpack.Encoder()
+_UNITS = msgspec.msgpack.Decoder(dict[str, UnitState])
 
 
 class AdvantagePlay:
@@ -145,20 +143,31 @@ class AdvantagePlay:
         self.units: dict[str, UnitState] = {}
 
     def feed(self, result: RoundResult) -> list[PatternFinding]:
-        ctx = result._context
-        values = ctx.config.rules.decision_values
-        if values is None or result.voided or ctx.rnd.exposures:
+        """:meth:`take` of the round's figures."""
+        return self.take(pattern_round(result))
+
+    def take(self, rnd: PatternRound) -> list[PatternFinding]:
+        """The findings the round's decisions complete (none valued: none)."""
+        if not rnd.decisions:
             return []
         found: list[PatternFinding] = []
         threshold = self.settings.threshold
         if threshold is None:
-            threshold = math.log(ctx.config.patterns.advantage_false_alarm_units)
-        for value in values.value(ctx.view, ctx.config):
-            where = (result.table_id, result.round_id, result.start_ts, result.end_ts)
-            finding = self.observe(unit_of(result, value.seat), value, *where, threshold)
+            threshold = math.log(rnd.false_alarm_units)
+        where = (rnd.table_id, rnd.round_id, rnd.start_ts, rnd.end_ts)
+        for decision in rnd.decisions:
+            finding = self.observe(decision.unit, decision.value, *where, threshold)
             if finding is not None:
                 found.append(finding)
         return found
+
+    def save(self) -> bytes:
+        """The fold's state, as bytes :meth:`load` reads."""
+        return _ENCODER.encode(self.units)
+
+    def load(self, data: bytes) -> None:
+        """Take the state :meth:`save` gave."""
+        self.units = _UNITS.decode(data)
 
     def observe(
         self,

@@ -28,16 +28,15 @@ Rounds with no dealer (no ``round_start``) count in the floor's totals only.
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+import msgspec
+
 from tablewatch.finding_money import dollars
 from tablewatch.patterns.finding import PatternFinding, RoundKey
-from tablewatch.patterns.house_win import actual_win, owed_win
-from tablewatch.rules.checks.catalog import PATTERN_CHECKS
-from tablewatch.rules.events import Wager
+from tablewatch.patterns.pattern_round import PatternRound, pattern_round
 from tablewatch.rules.round_result import RoundResult
 from tablewatch.rules.table_config import TableConfig
 
@@ -89,10 +88,10 @@ def binomial_tail(x: int, n: int, share: float) -> float:
 class _Dealer:
     first_ts: str
     rounds: int = 0
-    by_check: Counter[str] = field(default_factory=Counter)
+    by_check: dict[str, int] = field(default_factory=dict)
     check_rounds: dict[str, list[RoundKey]] = field(default_factory=dict)  # newest last
-    hands: Counter[str] = field(default_factory=Counter)  # by unit
-    favoured: Counter[str] = field(default_factory=Counter)  # errors in the unit's favour
+    hands: dict[str, int] = field(default_factory=dict)  # by unit
+    favoured: dict[str, int] = field(default_factory=dict)  # errors in the unit's favour
     favour_rounds: dict[str, list[tuple[int, RoundKey]]] = field(default_factory=dict)
     reported: set[str] = field(default_factory=set)  # checks and units found
 
@@ -103,14 +102,19 @@ class DealerErrors:
     def __init__(self, configs: Mapping[str, TableConfig]) -> None:
         self._configs = configs
         self._rounds = 0
-        self._by_check: Counter[str] = Counter()
+        self._by_check: dict[str, int] = {}
         self._dealers: dict[str, _Dealer] = {}
 
     def feed(self, result: RoundResult) -> list[PatternFinding]:
+        """:meth:`take` of the round's figures."""
+        return self.take(pattern_round(result))
+
+    def take(self, result: PatternRound) -> list[PatternFinding]:
+        """The dealer findings the round completes."""
         config = self._configs.get(result.table_id)
-        codes = {f.check for f in result.findings if f.check not in PATTERN_CHECKS}
+        codes = result.codes
         self._rounds += 1
-        self._by_check.update(codes)
+        _add(self._by_check, codes)
         dealer_id = result.dealer_id
         if config is None or dealer_id is None:
             return []
@@ -120,16 +124,25 @@ class DealerErrors:
         dealer.rounds += 1
         key = (result.table_id, result.round_id)
         out: list[PatternFinding] = []
-        for code in sorted(codes):
-            dealer.by_check[code] += 1
+        for code in codes:
+            _add(dealer.by_check, (code,))
             rounds = dealer.check_rounds.setdefault(code, [])
             rounds[:] = [*rounds[-(EVIDENCE_ROUNDS - 1) :], key]
             out += self._rate(result, config, dealer_id, dealer, code)
         out += self._favours(result, config, dealer_id, dealer, key)
         return out
 
+    def save(self) -> bytes:
+        """The fold's state, as bytes :meth:`load` reads."""
+        return _ENCODER.encode(_State(self._rounds, self._by_check, self._dealers))
+
+    def load(self, data: bytes) -> None:
+        """Take the state :meth:`save` gave."""
+        state = _STATE.decode(data)
+        self._rounds, self._by_check, self._dealers = state.rounds, state.by_check, state.dealers
+
     def _rate(
-        self, result: RoundResult, config: TableConfig, dealer_id: str, dealer: _Dealer, code: str
+        self, result: PatternRound, config: TableConfig, dealer_id: str, dealer: _Dealer, code: str
     ) -> list[PatternFinding]:
         settings = config.patterns
         x = dealer.by_check[code]
@@ -166,30 +179,21 @@ class DealerErrors:
 
     def _favours(
         self,
-        result: RoundResult,
+        result: PatternRound,
         config: TableConfig,
         dealer_id: str,
         dealer: _Dealer,
         key: RoundKey,
     ) -> list[PatternFinding]:
-        units = _units(result, dealer_id)
-        dealer.hands.update(units.values())
-        kept = {bet for hold in config.rules.hold for bet in hold.kept}
-        favour: Counter[int] = Counter()
-        for line in result.settlements:
-            owed = owed_win(line, line.bet in kept)
-            if owed is None or line.actual_result is None:
-                continue
-            short = owed - actual_win(line, line.bet in kept)
-            if short > 0:
-                favour[line.seat] += short
+        units = result.units
+        _add(dealer.hands, units.values())
         out: list[PatternFinding] = []
         settings = config.patterns
-        for seat, cents in sorted(favour.items()):
+        for seat, cents in result.short:
             unit = units.get(seat, f"{result.table_id}:{dealer_id}:{seat}")
             if unit not in units.values():
-                dealer.hands[unit] += 1
-            dealer.favoured[unit] += 1
+                _add(dealer.hands, (unit,))
+            _add(dealer.favoured, (unit,))
             rounds = dealer.favour_rounds.setdefault(unit, [])
             rounds.append((cents, key))
             rounds.sort(key=lambda r: -r[0])
@@ -232,17 +236,22 @@ class DealerErrors:
         return out
 
 
-def _units(result: RoundResult, dealer_id: str) -> dict[int, str]:
-    """Each seat that wagered in the round -> its unit: the player's tracking-card id,
-    else ``table:dealer:seat``."""
-    ctx = result._context
-    units: dict[int, str] = {}
-    for event in ctx.rnd.wager_events:
-        if isinstance(event, Wager) and event.player_id is not None:
-            units.setdefault(event.seat, event.player_id)
-    for seat, _ in ctx.view.wagers:
-        units.setdefault(seat, f"{result.table_id}:{dealer_id}:{seat}")
-    return units
+def _add(counts: dict[str, int], keys: Iterable[str]) -> None:
+    """Count each of ``keys`` once more."""
+    for key in keys:
+        counts[key] = counts.get(key, 0) + 1
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+
+
+class _State(msgspec.Struct):
+    rounds: int
+    by_check: dict[str, int]
+    dealers: dict[str, _Dealer]
+
+
+_STATE = msgspec.msgpack.Decoder(_State)
 
 
 def _log10_p(p: float) -> float:

@@ -37,9 +37,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+import msgspec
+
 from tablewatch.finding_money import dollars
 from tablewatch.patterns.finding import PatternFinding, RoundKey
-from tablewatch.patterns.house_win import actual_win
+from tablewatch.patterns.pattern_round import Figure, PatternRound, pattern_round
 from tablewatch.rules.config_patterns import PatternSettings
 from tablewatch.rules.events import ms_to_ts, ts_to_ms
 from tablewatch.rules.game_rules import ExactEdge, MonteCarloEdge, RowsEdge
@@ -54,7 +56,6 @@ SIEGMUND_SHIFT: Final = 1.166  # Siegmund's correction of the threshold (normal 
 MONTE_CARLO_SAMPLES: Final = 200_000  # a wager priced by Monte-Carlo: about 0.006 unit SE
 MONTE_CARLO_SEED: Final = 29
 
-Figure = tuple[float, float]  # (house edge, standard deviation) per unit
 Figures = Callable[[TableConfig], Mapping[str, Figure]]  # a table -> figures by wager
 
 
@@ -154,49 +155,6 @@ class _Shift:
     low: list[tuple[float, int, RoundKey]] = field(default_factory=list)  # smallest z
 
 
-@dataclass(frozen=True, slots=True)
-class RoundHold:
-    """One round's house win against what the edge expects of its stakes."""
-
-    won: int  # cents
-    expected: float  # cents
-    variance: float  # cents squared
-
-    @property
-    def z(self) -> float:
-        return (self.won - self.expected) / math.sqrt(self.variance)
-
-
-def round_hold(result: RoundResult, figures: Mapping[str, Figure]) -> RoundHold | None:
-    """The round's house win on its priced wagers and what the figures expect (None: no
-    priced hand settled, or the round voided)."""
-    if result.voided:
-        return None
-    lines = result.settlements
-    won = 0
-    expected = 0.0
-    variance = 0.0
-    for hold in result._context.config.rules.hold:
-        figure = figures.get(hold.wager)
-        if figure is None:
-            continue
-        edge, std = figure
-        counted = {
-            line.seat: line.stake
-            for line in lines
-            if line.bet == hold.unit and line.actual_result in ("win", "lose", "push")
-        }
-        for line in lines:
-            if line.seat in counted and line.bet in hold.bets:
-                won += actual_win(line, line.bet in hold.kept)
-        units = sum(counted.values())
-        expected += edge * units
-        variance += std * std * sum(u * u for u in counted.values())
-    if variance <= 0:
-        return None
-    return RoundHold(won, expected, variance)
-
-
 class HoldBand:
     """The fold: ``feed(round)`` gives the HOLD_OUT_OF_BAND findings the round completes.
 
@@ -210,14 +168,26 @@ class HoldBand:
         self._shifts: dict[str, _Shift] = {}
         self._n = 0
 
+    def figures_of(self, table_id: str) -> Mapping[str, Figure]:
+        """The table's (edge, SD) per priced wager (none for a table not configured)."""
+        figures = self._by_table.get(table_id)
+        if figures is None:
+            config = self._configs.get(table_id)
+            if config is None:
+                return {}
+            figures = self._by_table[table_id] = self._figures(config)
+        return figures
+
     def feed(self, result: RoundResult) -> list[PatternFinding]:
+        """:meth:`take` of the round's figures."""
+        return self.take(pattern_round(result, self.figures_of(result.table_id)))
+
+    def take(self, result: PatternRound) -> list[PatternFinding]:
+        """The findings the round completes."""
         config = self._configs.get(result.table_id)
         if config is None:
             return []
-        figures = self._by_table.get(result.table_id)
-        if figures is None:
-            figures = self._by_table[result.table_id] = self._figures(config)
-        hold = round_hold(result, figures)
+        hold = result.hold
         if hold is None:
             return []
         settings = config.patterns
@@ -244,7 +214,16 @@ class HoldBand:
                 out.append(self._finding(result, config, shift, side, value, heaviest))
         return out
 
-    def _shift(self, result: RoundResult, settings: PatternSettings) -> _Shift:
+    def save(self) -> bytes:
+        """The fold's state, as bytes :meth:`load` reads."""
+        return _ENCODER.encode(_State(self._n, self._shifts))
+
+    def load(self, data: bytes) -> None:
+        """Take the state :meth:`save` gave."""
+        state = _STATE.decode(data)
+        self._n, self._shifts = state.n, state.shifts
+
+    def _shift(self, result: PatternRound, settings: PatternSettings) -> _Shift:
         start_ms = ts_to_ms(result.start_ts)
         index = (start_ms - settings.shift_start_hour * HOUR_MS) // (settings.shift_hours * HOUR_MS)
         shift = self._shifts.get(result.table_id)
@@ -255,7 +234,7 @@ class HoldBand:
 
     def _finding(
         self,
-        result: RoundResult,
+        result: PatternRound,
         config: TableConfig,
         shift: _Shift,
         side: str,
@@ -283,6 +262,17 @@ class HoldBand:
             first_ts=shift.first_ts,
             last_ts=result.start_ts,
         )
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+
+
+class _State(msgspec.Struct):
+    n: int
+    shifts: dict[str, _Shift]
+
+
+_STATE = msgspec.msgpack.Decoder(_State)
 
 
 def _keep(heap: list[tuple[float, int, RoundKey]], item: tuple[float, int, RoundKey]) -> None:

@@ -29,8 +29,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+import msgspec
+
 from tablewatch.finding_money import dollars
 from tablewatch.patterns.finding import PatternFinding, RoundKey
+from tablewatch.patterns.pattern_round import PatternRound, pattern_round
 from tablewatch.rules.events import ts_to_ms
 from tablewatch.rules.round_result import RoundResult
 from tablewatch.rules.table_config import TableConfig
@@ -56,10 +59,8 @@ class _Meter:
     reported_shift: int | None = None
 
 
-def progressive_bets(config: TableConfig) -> frozenset[str]:
-    """The bets of the slot the game's progressive reset names (the meter's wagers)."""
-    slot = config.rules.configuration.progressive_reset.slot
-    return frozenset(w.bet for w in config.rules.wagers if w.slot == slot)
+_ENCODER = msgspec.msgpack.Encoder()
+_METERS = msgspec.msgpack.Decoder(dict[str, _Meter])
 
 
 class MeterRate:
@@ -68,17 +69,17 @@ class MeterRate:
     def __init__(self, configs: Mapping[str, TableConfig]) -> None:
         self._configs = configs
         self._meters: dict[str, _Meter] = {}
-        self._bets: dict[str, frozenset[str]] = {}
 
     def feed(self, result: RoundResult) -> list[PatternFinding]:
+        """:meth:`take` of the round's figures."""
+        return self.take(pattern_round(result))
+
+    def take(self, result: PatternRound) -> list[PatternFinding]:
+        """The findings the round shows."""
         config = self._configs.get(result.table_id)
         if config is None or not config.progressive_rate:
             return []
-        bets = self._bets.get(result.table_id)
-        if bets is None:
-            bets = self._bets[result.table_id] = progressive_bets(config)
-        ctx = result._context
-        reading = ctx.rnd.meter
+        reading = result.meter
         meter = self._meters.get(result.table_id)
         if meter is None:
             if reading is None:
@@ -88,7 +89,7 @@ class MeterRate:
             )
         key = (result.table_id, result.round_id)
         meter.recent = [*meter.recent[-(EVIDENCE_ROUNDS - 1) :], key]
-        amounts = [w.amount for (_, bet), w in ctx.view.wagers.items() if bet in bets]
+        amounts = result.progressive
         slack = config.patterns.meter_cents_per_wager * len(amounts)
         growth = config.progressive_rate * sum(amounts)
         low_before = meter.low
@@ -97,7 +98,7 @@ class MeterRate:
             meter.low += growth - slack
         meter.wagered += sum(amounts)
         meter.wagers += len(amounts)
-        payouts = [s.meter for s in ctx.rnd.settles if s.meter is not None and s.result == "win"]
+        payouts = result.meter_paid
         out: list[PatternFinding] = []
         if not payouts and reading is not None:
             out += self._compare(result, config, meter, reading, low_before, "read")
@@ -112,7 +113,7 @@ class MeterRate:
 
     def _compare(
         self,
-        result: RoundResult,
+        result: PatternRound,
         config: TableConfig,
         meter: _Meter,
         reading: int,
