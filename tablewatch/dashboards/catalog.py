@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tablewatch.dashboards import dealers, floor, hold, jackpots, procedures, table
+from tablewatch.dashboards import dealers, floor, hold, jackpots, patterns, procedures, table
 from tablewatch.dashboards.panels import DashboardSpec
 
 DASHBOARDS: tuple[DashboardSpec, ...] = (
@@ -12,6 +12,7 @@ DASHBOARDS: tuple[DashboardSpec, ...] = (
     procedures.DASHBOARD,
     dealers.DASHBOARD,
     hold.DASHBOARD,
+    patterns.DASHBOARD,
 )
 
 

@@ -33,6 +33,7 @@ class PanelSql:
     unit: str | None = None
     description: str = ""
     round_links: bool = False  # rows carry table_id and round_id: each links to its round page
+    case_links: bool = False  # rows carry finding_id: each links to its case page
     # the floor of the panel tests has findings of every code, jackpots, every procedure
     # event: its panels all return rows there, but for those named False here
     guaranteed_rows: bool = True

@@ -2,7 +2,8 @@
 
 Every query and variable uses the provisioned ClickHouse datasource (its uid, in
 :class:`Settings`); rows with a table and a round link to the auditor's round page
-``{rounds_url}/rounds/{table_id}/{round_id}``.
+``{rounds_url}/rounds/{table_id}/{round_id}``, rows with a finding to its case page
+``{rounds_url}/cases/{finding_id}``.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ class Settings:
             "/${__data.fields.round_id:percentencode}"
         )
 
+    def case_link(self) -> str:
+        """The case page of the row's finding (``/cases/{finding_id}``, one segment)."""
+        return self.rounds_url.rstrip("/") + "/cases/${__data.fields.finding_id:percentencode}"
+
 
 def _panel_builder(panel: PanelSql) -> Any:
     if panel.kind == "timeseries":
@@ -76,9 +81,13 @@ def panel_model(panel: PanelSql, panel_id: int, box: tuple[int, int, int, int], 
         built = built.description(panel.description)
     if panel.unit:
         built = built.unit(panel.unit)
+    links = []
     if panel.round_links:
-        link = dash.DashboardLink("Open the round").url(s.round_link()).target_blank(True)
-        built = built.data_links([link])
+        links.append(dash.DashboardLink("Open the round").url(s.round_link()).target_blank(True))
+    if panel.case_links:
+        links.append(dash.DashboardLink("Open the case").url(s.case_link()).target_blank(True))
+    if links:
+        built = built.data_links(links)
     return built
 
 

@@ -134,11 +134,31 @@ def test_rows_with_a_round_link_to_the_auditor_round_page() -> None:
     assert len(linked) >= 5
 
 
+def test_pattern_rows_link_to_their_evidence_round_and_their_case() -> None:
+    spec = next(s for s in DASHBOARDS if s.uid == "tablewatch-patterns")
+    panel = next(p for p in built(spec)["panels"] if p["title"].startswith("Latest pattern"))
+    links = panel["fieldConfig"]["defaults"]["links"]
+    assert [(link["title"], link["url"]) for link in links] == [
+        (
+            "Open the round",
+            "https://audit.casino.example/rounds/${__data.fields.table_id:percentencode}"
+            "/${__data.fields.round_id:percentencode}",
+        ),
+        (
+            "Open the case",
+            "https://audit.casino.example/cases/${__data.fields.finding_id:percentencode}",
+        ),
+    ]
+    cased = [p for s in DASHBOARDS for p in s.panels if p.case_links]
+    assert cased and all("finding_id" in p.columns for p in cased)
+
+
 def test_uids_and_panel_names_are_unique_and_stable() -> None:
     uids = [s.uid for s in DASHBOARDS]
     assert uids == [
         "tablewatch-floor", "tablewatch-table", "tablewatch-jackpots",
         "tablewatch-procedures", "tablewatch-dealers", "tablewatch-hold",
+        "tablewatch-patterns",
     ]  # fmt: skip
     names = [p.name for s in DASHBOARDS for p in s.panels]
     assert len(names) == len(set(names))

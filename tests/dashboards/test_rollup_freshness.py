@@ -25,6 +25,7 @@ ROLLUP_READERS = {  # dashboard: its panels reading a rollup, as their SQL is wr
         "shuffler_counts",
     },
     "tablewatch-hold": {"hold_by_table_and_wager", "hold_by_wager"},
+    "tablewatch-patterns": {"pattern_findings_over_time", "pattern_findings_by_table"},
 }
 
 
