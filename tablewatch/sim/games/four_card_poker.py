@@ -5,7 +5,8 @@ the dealer until players have five and the dealer six, the dealer's sixth
 face up; an automated shoe (§ 641a.10(b)) gives stacks of five, the dealer a
 stack of five and the bottom card of the next stack face up, the rest
 discarded. Players Play 3x with a pair of tens or better, 1x with a lower
-pair, and fold the rest.
+pair, and fold the rest; an injected hole-carder who sees the dealer's first
+card takes the option best with it known (the game's decision values).
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 from tablewatch.rules.cards import TEN, Card, parse_cards
 from tablewatch.rules.games import four_card_poker
+from tablewatch.rules.games.four_card_poker.decision_values import (
+    MULTIPLES,
+    OPTIONS,
+    best_with_first,
+)
 from tablewatch.rules.hands import Hand4, best4of5, category_of, leading_rank
 from tablewatch.rules.settlement.expected import distinct
 from tablewatch.sim.dealing import cards_of
@@ -32,6 +38,7 @@ class FourCardPoker(SimulatedGame):
     rules = four_card_poker.RULES
     prefix = "FCP"
     side_bets = ("aces_up",)
+    hole_carding = True
 
     def floor_table(
         self, index: int, rng: random.Random, progressive: bool
@@ -119,6 +126,9 @@ class FourCardPoker(SimulatedGame):
                 continue
             cards = cards_of(dealt, f"seat:{seat}")
             play = play_amount(cards, ante)
+            carder = table.hole_carder
+            if carder is not None and carder.seat == seat and carder.looks():
+                play = play_seeing(cards, cards_of(dealt, "dealer"), ante, play)
             if inject and inject.code == "PLAY_WAGER_OUT_OF_RANGE" and inject.seat == seat:
                 play = 4 * ante if rng.random() < 0.7 or ante < 200 else ante // 2
                 table.record("PLAY_WAGER_OUT_OF_RANGE", seat, "play")
@@ -148,6 +158,15 @@ def play_amount(cards: Sequence[Card], ante: int) -> int:
         if rank >= 1:
             return ante
     return 0
+
+
+def play_seeing(cards: Sequence[Card], dealer: Sequence[Card], ante: int, play: int) -> int:
+    """A hole-carder's Play, the dealer's first card seen: the option best with it known (a
+    hand with no rank, or a dealer hand not of six, plays ``play``, as the others do)."""
+    if len(cards) != 5 or len(dealer) != 6 or len({*cards, *dealer}) != 11:
+        return play
+    best = best_with_first(tuple(cards), dealer[5], dealer[0])
+    return MULTIPLES[OPTIONS.index(best)] * ante
 
 
 def _cards(text: str) -> list[Card]:

@@ -33,6 +33,7 @@ from tablewatch.rules.games.four_card_poker import (
     aces_up_paytable,
     ante_and_bonus_paytable,
     ante_edge,
+    decision_values,
     play_wager_check,
     progressive_paytable,
     words,
@@ -120,4 +121,5 @@ RULES: Final = GameRules(
         HoldWager("aces_up", ("aces_up",), "aces_up"),
     ),
     words=words.WORDS,
+    decision_values=decision_values.VALUES,
 )
