@@ -111,6 +111,14 @@ class MeterRate:
             low_before = reset
         return out
 
+    def save(self) -> bytes:
+        """The fold's state, as bytes :meth:`load` reads."""
+        return _ENCODER.encode(self._meters)
+
+    def load(self, data: bytes) -> None:
+        """Take the state :meth:`save` gave."""
+        self._meters = _METERS.decode(data)
+
     def _compare(
         self,
         result: PatternRound,
