@@ -40,7 +40,8 @@ def _ms(value: Any) -> int | None:
 
 def finding_ref(source: Rows, finding_id: str) -> FindingRef | None:
     """The finding ``finding_id`` (its latest judgement), its table's pit and first camera,
-    and its round's window +- 30 s; None if the store holds no such finding."""
+    and its round's window +- 30 s (a pattern's: its evidence round's); None if the store
+    holds no such finding."""
     found = _rows(
         source,
         "SELECT table_id, round_id, start_event_id, check, severity, toUnixTimestamp64Milli(ts)"
@@ -60,12 +61,15 @@ def finding_ref(source: Rows, finding_id: str) -> FindingRef | None:
     start: int | None = None
     end: int | None = None
     if round_id:
+        # a finding of no judgement of its round (a pattern's, on its evidence round): the
+        # round of that id, whichever began it
+        started = f" AND start_event_id = {quote(str(start_event_id))}" if start_event_id else ""
         window = _rows(
             source,
             "SELECT min(toUnixTimestamp64Milli(start_ts)), max(toUnixTimestamp64Milli(end_ts)),"
             " count() FROM rounds_v"
             f" WHERE table_id = {quote(str(table_id))} AND round_id = {quote(str(round_id))}"
-            f" AND start_event_id = {quote(str(start_event_id))}",
+            f"{started}",
         )
         if window and int(window[0][2]) > 0:
             start = int(window[0][0]) - ROUND_MARGIN_MS

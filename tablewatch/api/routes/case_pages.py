@@ -43,6 +43,7 @@ from tablewatch.casework.dispositions import DEFAULT_DISPOSITIONS
 from tablewatch.casework.wire import case_json
 from tablewatch.links import id_segment, round_path
 from tablewatch.rounds.report import RoundReport
+from tablewatch.rules.checks.catalog import PATTERN_CHECKS
 
 router = APIRouter(include_in_schema=False)
 STATES = ("open", "in_review", "closed", "all")
@@ -93,9 +94,10 @@ def dispositions_of(request: Request) -> Sequence[str]:
 
 def case_link(case: dict[str, Any]) -> str:
     """Where a case is worked: its round page's panel, or the case's own page for a
-    table-level finding (no round)."""
+    table-level finding (no round) and a pattern's (its round is its evidence, whose page
+    lists the round's own findings)."""
     anchor = f"#case-{quote(str(case['finding_id']), safe='')}"
-    if case.get("round_id"):
+    if case.get("round_id") and case.get("check") not in PATTERN_CHECKS:
         return round_path(str(case["table_id"]), str(case["round_id"])) + anchor
     return f"/cases/{id_segment(str(case['finding_id']))}"
 
