@@ -8,7 +8,8 @@ strategy: Play 4x before the flop with a good hand (a pair, an ace, a good
 king or queen, suited high cards), else check; 2x after the flop with a pair
 or better of their own; 1x after the turn and river with a pair or better of
 their own, else fold. Blind and Trips pay tables by letter (§ 653a.12(b),
-(c)).
+(c)). An injected hole-carder who sees the dealer's first card takes, on each
+street, the option best with it known (the game's decision values).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from tablewatch.rules.games.ultimate_texas_holdem.decision_values import (
     flop_best_with_first,
     flop_strategy_plays,
     flop_values,
+    preflop_best,
+    preflop_strategy,
+    preflop_values,
     river_values,
     strategy_plays,
 )
@@ -48,6 +52,7 @@ PROGRESSIVE: Final = [
     "30 for 1",
     "9 for 1",
 ]
+PREFLOP_MULTIPLES: Final = {"4x": 4, "3x": 3, "check": 0}
 JACK: Final = ACE - 3
 EIGHT: Final = TEN - 2
 FIVE: Final = TEN - 5
@@ -168,6 +173,13 @@ class UltimateTexasHoldem(SimulatedGame):
                     open_seats.remove(seat)
                 elif seat == wrong and street == 0:
                     t.decision(seat, "check")
+                elif street == 0 and seat in seeing:
+                    multiple = PREFLOP_MULTIPLES[raises_seeing(table, hole, dealer)]
+                    if multiple:
+                        t.decision(seat, "play", amount=multiple * ante)
+                        open_seats.remove(seat)
+                    else:
+                        t.decision(seat, "check")
                 elif street == 1 and seat in seeing:
                     if plays_flop_seeing(table, hole, community, dealer):
                         t.decision(seat, "play", amount=2 * ante)
@@ -194,6 +206,18 @@ def _sees(table: SimTable, seat: int) -> bool:
     """Whether the table's hole-carder sits at ``seat`` and sees the dealer's first card."""
     carder = table.hole_carder
     return carder is not None and carder.seat == seat and carder.looks()
+
+
+def raises_seeing(table: SimTable, hole: Sequence[Card], dealer: Sequence[Card]) -> str:
+    """A hole-carder's 4x, 3x or check before the flop, the dealer's first card seen: the
+    option best with it known, as the game's decision values estimate it (cards that are no
+    hand raise 4x as :func:`raises_preflop` says)."""
+    letter = table.config.letter("blind")
+    if len(hole) != 2 or len({*hole}) != 2 or not dealer or dealer[0] in hole or letter is None:
+        return "4x" if raises_preflop(hole) else "check"
+    hole_cards = (hole[0], hole[1])
+    values = preflop_values(hole_cards, letter)
+    return preflop_best(values.by_first[dealer[0]], preflop_strategy(hole_cards))
 
 
 def plays_seeing(
