@@ -16,6 +16,7 @@ from tablewatch.alerts.rules_file import SILENT_CHECK, SILENT_SEVERITY, AlertRul
 from tablewatch.finding_money import money_text
 from tablewatch.links import round_path, table_path
 from tablewatch.report import money
+from tablewatch.rules.checks.catalog import PATTERN_CHECKS
 from tablewatch.rules.findings import Finding
 from tablewatch.store.rows import finding_id
 
@@ -86,6 +87,8 @@ def alert_of_finding(
         where += f" {seat_bet}"
     shown = money_text(finding.check, finding.expected, finding.actual)
     amounts = f": {shown}" if shown else ""
+    if finding.check in PATTERN_CHECKS:  # no money: the unit and the statistic, as the mail's
+        amounts = f": {finding.message}"
     url = (
         round_url(rules.auditor_url, finding.table_id, finding.round_id)
         if finding.round_id

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
@@ -29,6 +29,12 @@ SEVERITIES = ("low", "medium", "high", "critical")  # in rising order
 SILENT_CHECK = "CONTROLLER_SILENT"  # the alerter's own check: a controller gone quiet
 SILENT_SEVERITY = "high"
 UNASSIGNED_PIT = "unassigned"  # the pit of a table no pit names: its chain is `fallback`
+# patterns of a table or a dealer over a shift or more (tablewatch.patterns), no matter
+# for the pit at this moment: told to the `fallback` chain (surveillance), not the pit's
+# on call. A player's advantage play and a dealer favouring a seat go to the pit's.
+SURVEILLANCE_CHECKS: Final = frozenset(
+    {"HOLD_OUT_OF_BAND", "METER_INCREMENT_WRONG", "DEALER_ERROR_RATE_HIGH"}
+)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.:/-]{0,63}$")  # contacts, pits, shifts, rules
 _DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
 _CLOCK = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
@@ -151,7 +157,10 @@ class AlertRules:
                 return shift.name
         raise AssertionError(f"no shift holds {local} (the file was checked)")  # pragma: no cover
 
-    def chain(self, pit: str, shift: str) -> tuple[str, ...]:
+    def chain(self, pit: str, shift: str, check: str = "") -> tuple[str, ...]:
+        """Who is told of an alert of ``check`` at ``pit`` in ``shift``, escalation 0, 1, ..."""
+        if check in SURVEILLANCE_CHECKS:
+            return self.fallback
         for p in self.pits:
             if p.name == pit:
                 return p.on_call.get(shift) or self.fallback
@@ -171,9 +180,9 @@ class AlertRules:
                 return p.silence_s
         return self.silence_s
 
-    def max_level(self, pit: str, shift: str) -> int:
+    def max_level(self, pit: str, shift: str, check: str = "") -> int:
         """The highest escalation level: the chain's last contact, or the last step."""
-        return min(len(self.chain(pit, shift)) - 1, len(self.escalation_s))
+        return min(len(self.chain(pit, shift, check)) - 1, len(self.escalation_s))
 
 
 # ---- loading ---------------------------------------------------------------------------
