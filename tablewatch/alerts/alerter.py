@@ -18,7 +18,7 @@ from typing import Any
 
 from tablewatch.alerts import escalation, trail
 from tablewatch.alerts.alertmanager import AlertmanagerClient
-from tablewatch.alerts.am_config import receiver_name
+from tablewatch.alerts.am_config import receiver_name, trail_receiver_name
 from tablewatch.alerts.bodies import Notification, deliveries
 from tablewatch.alerts.convert import alert_of_finding, alert_of_silence
 from tablewatch.alerts.model import ALERTNAME, Alert, iso_ms
@@ -317,9 +317,14 @@ class Alerter:
         The whole notification is checked first (:func:`.bodies.deliveries`: a receiver
         of these rules, alert ids, levels that exist); :class:`.bodies.BodyError` and
         nothing recorded when any of it is refused."""
-        receivers = {receiver_name(name) for name in self.rules.contacts}
+        # a contact's trail receiver records for the contact (a configuration generated
+        # before the trail had receivers of its own: the contact's receiver itself)
+        receivers: dict[str, str] = {}
+        for name in self.rules.contacts:
+            contact = receiver_name(name)
+            receivers[contact] = receivers[trail_receiver_name(name)] = contact
         delivered = deliveries(notification, receivers, len(self.rules.escalation_s))
-        receiver = notification.receiver
+        receiver = receivers[notification.receiver]
         now = self.now_ms()
         events = []
         for item in delivered:

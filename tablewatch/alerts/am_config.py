@@ -1,13 +1,19 @@
 """Alertmanager's configuration from a rules file: receivers, routes, grouping, inhibition.
 
 - one receiver per contact (``contact-NAME``): its email, webhook and Slack-compatible
-  webhook, and TableWatch's own webhook (``/api/v1/alertmanager/notified`` on the
-  alerter), by which each notification is recorded as ``notified`` in the trail; it
-  sends ``Authorization: Bearer`` with the token in ``token_file`` (a holder of the role
-  ``alertmanager`` in the alerter's access file), read by Alertmanager at each call;
+  webhook;
+- one trail receiver per contact (``trail-contact-NAME``): TableWatch's own webhook
+  (``/api/v1/alertmanager/notified`` on the alerter), by which each notification of the
+  contact is recorded as ``notified`` in the trail; it sends ``Authorization: Bearer``
+  with the token in ``token_file`` (a holder of the role ``alertmanager`` in the
+  alerter's access file), read by Alertmanager at each call;
 - routes: pit, then shift, then ``escalation`` level -> the level's contact of that pit's
   chain for that shift (tables no pit names: ``pit="unassigned"``, the ``fallback``
-  chain); anything else goes to the first fallback contact (never nobody);
+  chain); anything else goes to the first fallback contact (never nobody). The tree is
+  there twice under the root: to the contacts' receivers (``continue: true``), then to
+  their trail receivers. Alertmanager flushes a group again only once every integration
+  of its receiver has answered or given up (10 s at the least, a 5xx retried meanwhile),
+  so the alerter's webhook, in a group of its own, never holds a contact's mail;
 - ``group_by: [alertname, table_id, check, escalation]``: the findings of one table and
   check within ``group_wait`` make one notification;
 - inhibition: a critical alert at a table mutes its alerts of lower severities.
@@ -16,6 +22,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -24,6 +31,7 @@ from tablewatch.alerts.rules_file import UNASSIGNED_PIT, AlertRules, Contact, go
 
 GROUP_BY = ("alertname", "table_id", "check", "escalation")
 NOTIFIED_PATH = "/api/v1/alertmanager/notified"
+TRAIL_PREFIX = "trail-"
 
 SUBJECT = (
     "[TableWatch] {{ .CommonLabels.severity | toUpper }} {{ .GroupLabels.check }} at "
@@ -53,13 +61,16 @@ def receiver_name(contact: str) -> str:
     return "contact-" + re.sub(r"[^A-Za-z0-9_.-]", "_", contact)
 
 
+def trail_receiver_name(contact: str) -> str:
+    """The receiver whose webhook records the notifications of ``contact`` in the trail."""
+    return TRAIL_PREFIX + receiver_name(contact)
+
+
 def _matcher(name: str, value: str) -> str:
     return f'{name}="{value}"'  # names are checked: no quotes or backslashes
 
 
-def _receiver(
-    contact: Contact, rules: AlertRules, alerter_url: str, token_file: str | None
-) -> dict[str, Any]:
+def _receiver(contact: Contact, rules: AlertRules) -> dict[str, Any]:
     receiver: dict[str, Any] = {"name": receiver_name(contact.name)}
     if contact.email:
         receiver["email_configs"] = [
@@ -74,14 +85,8 @@ def _receiver(
                 "text": TEXT,
             }
         ]
-    hooks: list[dict[str, Any]] = []
     if contact.webhook:
-        hooks.append({"url": contact.webhook, "send_resolved": False})
-    own: dict[str, Any] = {"url": alerter_url.rstrip("/") + NOTIFIED_PATH, "send_resolved": False}
-    if token_file is not None:
-        own["http_config"] = {"authorization": {"type": "Bearer", "credentials_file": token_file}}
-    hooks.append(own)
-    receiver["webhook_configs"] = hooks
+        receiver["webhook_configs"] = [{"url": contact.webhook, "send_resolved": False}]
     if contact.slack:
         receiver["slack_configs"] = [
             {
@@ -94,16 +99,53 @@ def _receiver(
     return receiver
 
 
-def _chain_routes(chain: tuple[str, ...], levels: int) -> list[dict[str, Any]]:
+def _trail_receiver(contact: Contact, alerter_url: str, token_file: str | None) -> dict[str, Any]:
+    own: dict[str, Any] = {"url": alerter_url.rstrip("/") + NOTIFIED_PATH, "send_resolved": False}
+    if token_file is not None:
+        own["http_config"] = {"authorization": {"type": "Bearer", "credentials_file": token_file}}
+    return {"name": trail_receiver_name(contact.name), "webhook_configs": [own]}
+
+
+def _chain_routes(
+    chain: tuple[str, ...], levels: int, name: Callable[[str], str]
+) -> list[dict[str, Any]]:
     routes = []
     for level in range(levels + 1):
         contact = chain[min(level, len(chain) - 1)]
-        routes.append(
-            {"receiver": receiver_name(contact), "matchers": [_matcher("escalation", str(level))]}
-        )
+        routes.append({"receiver": name(contact), "matchers": [_matcher("escalation", str(level))]})
     # a level past the chain (cannot be raised, but never nobody): its last contact
-    routes.append({"receiver": receiver_name(chain[-1])})
+    routes.append({"receiver": name(chain[-1])})
     return routes
+
+
+def _pit_routes(rules: AlertRules, name: Callable[[str], str]) -> list[dict[str, Any]]:
+    """pit -> shift -> escalation level -> ``name`` of the level's contact."""
+    levels = len(rules.escalation_s)
+    pit_routes: list[dict[str, Any]] = []
+    for pit in rules.pits:
+        shift_routes = [
+            {
+                "receiver": name(pit.on_call[shift.name][0]),
+                "matchers": [_matcher("shift", shift.name)],
+                "routes": _chain_routes(pit.on_call[shift.name], levels, name),
+            }
+            for shift in rules.shifts
+        ]
+        pit_routes.append(
+            {
+                "receiver": name(pit.on_call[rules.shifts[0].name][0]),
+                "matchers": [_matcher("pit", pit.name)],
+                "routes": shift_routes,
+            }
+        )
+    pit_routes.append(
+        {
+            "receiver": name(rules.fallback[0]),
+            "matchers": [_matcher("pit", UNASSIGNED_PIT)],
+            "routes": _chain_routes(rules.fallback, levels, name),
+        }
+    )
+    return pit_routes
 
 
 def alertmanager_config(
@@ -113,31 +155,6 @@ def alertmanager_config(
     Alertmanager reads the alerter's webhook token (without it the alerter refuses the
     notifications: 401)."""
     timing = rules.timing
-    levels = len(rules.escalation_s)
-    pit_routes: list[dict[str, Any]] = []
-    for pit in rules.pits:
-        shift_routes = [
-            {
-                "receiver": receiver_name(pit.on_call[shift.name][0]),
-                "matchers": [_matcher("shift", shift.name)],
-                "routes": _chain_routes(pit.on_call[shift.name], levels),
-            }
-            for shift in rules.shifts
-        ]
-        pit_routes.append(
-            {
-                "receiver": receiver_name(pit.on_call[rules.shifts[0].name][0]),
-                "matchers": [_matcher("pit", pit.name)],
-                "routes": shift_routes,
-            }
-        )
-    pit_routes.append(
-        {
-            "receiver": receiver_name(rules.fallback[0]),
-            "matchers": [_matcher("pit", UNASSIGNED_PIT)],
-            "routes": _chain_routes(rules.fallback, levels),
-        }
-    )
     lower = [s for s in ("high", "medium", "low")]
     return {
         "global": {"resolve_timeout": "5m"},
@@ -147,7 +164,17 @@ def alertmanager_config(
             "group_wait": go_duration(timing.group_wait_s),
             "group_interval": go_duration(timing.group_interval_s),
             "repeat_interval": go_duration(timing.repeat_interval_s),
-            "routes": pit_routes,
+            "routes": [
+                {  # the contacts' mail, webhooks and Slack; then on to the trail's tree
+                    "receiver": receiver_name(rules.fallback[0]),
+                    "continue": True,
+                    "routes": _pit_routes(rules, receiver_name),
+                },
+                {  # the trail's record of each notification, in groups of its own
+                    "receiver": trail_receiver_name(rules.fallback[0]),
+                    "routes": _pit_routes(rules, trail_receiver_name),
+                },
+            ],
         },
         "inhibit_rules": [
             {
@@ -156,9 +183,8 @@ def alertmanager_config(
                 "equal": ["table_id"],
             }
         ],
-        "receivers": [
-            _receiver(c, rules, alerter_url, token_file) for c in rules.contacts.values()
-        ],
+        "receivers": [_receiver(c, rules) for c in rules.contacts.values()]
+        + [_trail_receiver(c, alerter_url, token_file) for c in rules.contacts.values()],
     }
 
 

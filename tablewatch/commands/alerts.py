@@ -68,7 +68,8 @@ def config(rules_path: Path, out: Path, alerter: str, token_file: str | None) ->
         fail(f"{rules_path} refused:\n{exc}")
     out.write_text(render(rules, alerter, token_file), encoding="utf-8")
     click.echo(
-        f"wrote {out}: {len(rules.contacts)} receivers, {len(rules.pits)} pits, "
+        f"wrote {out}: {2 * len(rules.contacts)} receivers ({len(rules.contacts)} contacts "
+        f"and their trail receivers), {len(rules.pits)} pits, "
         f"{len(rules.shifts)} shifts, {len(rules.escalation_s)} escalation steps"
     )
     if token_file is None:

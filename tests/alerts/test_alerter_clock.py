@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+import pytest
 
 from tablewatch.alerts.alerter import Alerter
 from tablewatch.alerts.alertmanager import AlertmanagerClient
@@ -157,12 +158,16 @@ def test_a_silent_open_table_raises_an_alert_resolved_when_heard_again() -> None
     assert am.silenced == []
 
 
-def test_a_notification_is_recorded_per_alert_receiver_and_level() -> None:
+@pytest.mark.parametrize("receiver", ["trail-contact-pm", "contact-pm"])
+def test_a_notification_is_recorded_per_alert_receiver_and_level(receiver: str) -> None:
+    """The contact's trail receiver calls the webhook (a configuration generated before
+    the trail had receivers of its own, the contact's own receiver): recorded as
+    notified to the contact."""
     alerter, _, trail, _ = setup()
     alert = raise_one(alerter)
     payload = msgspec.convert(
         {
-            "receiver": "contact-pm",
+            "receiver": receiver,
             "alerts": [
                 {"status": "firing", "labels": alert.labels(0)},
                 {"status": "resolved", "labels": alert.labels(0)},

@@ -1,6 +1,7 @@
 """The generated Alertmanager configuration, checked by Alertmanager's own tool: it
 loads (``amtool check-config``) and routes each pit, shift and level to the contact the
-example file names for it (``amtool config routes test``)."""
+example file names for it, and to that contact's trail receiver (``amtool config routes
+test``)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def route(config: Path, *labels: str) -> str:
 def test_amtool_accepts_the_generated_configuration(generated: Path) -> None:
     out = check_config(generated)
     assert "SUCCESS" in out
-    assert "7 receivers" in out
+    assert "14 receivers" in out  # a contact's own and its trail receiver
     assert "1 inhibit rules" in out
 
 
@@ -57,7 +58,7 @@ def test_amtool_accepts_the_generated_configuration(generated: Path) -> None:
 def test_routes_by_pit_shift_and_escalation(
     generated: Path, labels: tuple[str, ...], receiver: str
 ) -> None:
-    assert route(generated, *labels) == receiver
+    assert route(generated, *labels) == f"{receiver},trail-{receiver}"
 
 
 def test_grouping_inhibition_and_receivers(generated: Path) -> None:
@@ -78,5 +79,26 @@ def test_grouping_inhibition_and_receivers(generated: Path) -> None:
     assert gus["email_configs"][0]["smarthost"] == "127.0.0.1:2525"
     assert gus["email_configs"][0]["require_tls"] is False
     assert gus["slack_configs"][0]["api_url"] == "http://127.0.0.1:9/slack/gus"
-    for receiver in receivers.values():  # every notification reaches the trail too
-        assert receiver["webhook_configs"][-1]["url"] == "http://127.0.0.1:8095" + NOTIFIED_PATH
+    own = "http://127.0.0.1:8095" + NOTIFIED_PATH
+    contacts = {n for n in receivers if n.startswith("contact-")}
+    assert {n for n in receivers if n not in contacts} == {f"trail-{n}" for n in contacts}
+    for name in contacts:  # every notification reaches the trail too, by a receiver of its own
+        assert own not in [h["url"] for h in receivers[name].get("webhook_configs", [])]
+        assert receivers[f"trail-{name}"] == {
+            "name": f"trail-{name}",
+            "webhook_configs": [{"url": own, "send_resolved": False}],
+        }
+
+
+def test_the_trail_webhook_holds_no_mail(generated: Path) -> None:
+    """Alertmanager flushes a group again only once every integration of its receiver has
+    answered or given up (10 s at the least, retrying a 5xx): the alerter's webhook sharing
+    a receiver with the mail held the group's next mail while it failed (2-3 group
+    intervals late). Its notifications go by a sibling route (``continue``) of their own:
+    groups of their own."""
+    route_ = yaml.safe_load(generated.read_text())["route"]
+    mail, trail = route_["routes"]
+    assert mail["continue"] is True and "matchers" not in mail
+    assert "matchers" not in trail and not trail.get("continue", False)
+    assert mail["receiver"] == "contact-surveillance"
+    assert trail["receiver"] == "trail-contact-surveillance"
