@@ -175,7 +175,7 @@ class Alerter:
         for alert in list(self.alerts.values()):
             if not alert.open:
                 continue
-            max_level = rules.max_level(alert.pit, alert.shifts[0])
+            max_level = rules.max_level(alert.pit, alert.shifts[0], alert.check)
             d = escalation.due(
                 raised_ms=alert.raised_ms, level=alert.level,
                 acknowledged=alert.acknowledged_by is not None

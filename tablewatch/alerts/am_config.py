@@ -7,9 +7,11 @@
   contact is recorded as ``notified`` in the trail; it sends ``Authorization: Bearer``
   with the token in ``token_file`` (a holder of the role ``alertmanager`` in the
   alerter's access file), read by Alertmanager at each call;
-- routes: pit, then shift, then ``escalation`` level -> the level's contact of that pit's
-  chain for that shift (tables no pit names: ``pit="unassigned"``, the ``fallback``
-  chain); anything else goes to the first fallback contact (never nobody). The tree is
+- routes: the patterns of a table or dealer over a shift (``SURVEILLANCE_CHECKS``: hold,
+  meter, a dealer's error rate) -> ``escalation`` level -> the fallback chain's contact
+  (surveillance); else pit, then shift, then ``escalation`` level -> the level's contact
+  of that pit's chain for that shift (tables no pit names: ``pit="unassigned"``, the
+  ``fallback`` chain); anything else goes to the first fallback contact (never nobody). The tree is
   there twice under the root: to the contacts' receivers (``continue: true``), then to
   their trail receivers. Alertmanager flushes a group again only once every integration
   of its receiver has answered or given up (10 s at the least, a 5xx retried meanwhile),
@@ -27,7 +29,13 @@ from typing import Any
 
 import yaml
 
-from tablewatch.alerts.rules_file import UNASSIGNED_PIT, AlertRules, Contact, go_duration
+from tablewatch.alerts.rules_file import (
+    SURVEILLANCE_CHECKS,
+    UNASSIGNED_PIT,
+    AlertRules,
+    Contact,
+    go_duration,
+)
 
 GROUP_BY = ("alertname", "table_id", "check", "escalation")
 NOTIFIED_PATH = "/api/v1/alertmanager/notified"
@@ -119,9 +127,17 @@ def _chain_routes(
 
 
 def _pit_routes(rules: AlertRules, name: Callable[[str], str]) -> list[dict[str, Any]]:
-    """pit -> shift -> escalation level -> ``name`` of the level's contact."""
+    """pit -> shift -> escalation level -> ``name`` of the level's contact; first, the
+    checks of :data:`SURVEILLANCE_CHECKS` -> escalation level -> the fallback chain's."""
     levels = len(rules.escalation_s)
-    pit_routes: list[dict[str, Any]] = []
+    checks = "|".join(sorted(SURVEILLANCE_CHECKS))
+    pit_routes: list[dict[str, Any]] = [
+        {
+            "receiver": name(rules.fallback[0]),
+            "matchers": [f'check=~"{checks}"'],
+            "routes": _chain_routes(rules.fallback, levels, name),
+        }
+    ]
     for pit in rules.pits:
         shift_routes = [
             {
