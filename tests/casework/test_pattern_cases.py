@@ -136,6 +136,16 @@ def test_a_pattern_finding_is_a_case_like_any_other(patterned: Patterned) -> Non
     assert closed.json()["state"] == "closed"
 
 
+def test_the_findings_list_shows_it_with_its_message(patterned: Patterned) -> None:
+    p = patterned
+    listed = p.client.get("/api/v1/findings?check=ADVANTAGE_PLAY_SUSPECTED", headers=headers(p))
+    assert listed.status_code == 200, listed.text
+    found = [
+        (f["finding_id"], f["round_id"], f["seat"], f["message"]) for f in listed.json()["items"]
+    ]
+    assert found == [(p.finding_id, p.round_id, 2, p.message)]
+
+
 def test_the_queue_links_a_pattern_case_to_its_own_page(patterned: Patterned) -> None:
     p = patterned
     page = p.client.get("/cases?state=all&check=ADVANTAGE_PLAY_SUSPECTED", headers=headers(p))
