@@ -10,11 +10,12 @@ The folds' statistics depend on the order of the rounds (a dealer's rate is agai
 the floor's so far; a player's rounds span tables), so live and replay read them in one
 order: :class:`RoundOrder`, by the round's end time, then table, round id and start
 event. A replay has every round before it reads any (:meth:`RoundOrder.drain`); the live
-companion reads a round once the newest round end it has seen is ``horizon_ms`` past it
-(:meth:`RoundOrder.ready`). A round that reaches the companion later than that (a table
-whose events were held up longer than the horizon) is read when it comes, out of order,
-and counted (:attr:`RoundOrder.late`): of such rounds, and only of them, live and replay
-may read in different orders.
+companion reads the rounds that ended ``horizon_ms`` or more before its watermark, the
+time every partition of the events topic has been read to
+(:meth:`RoundOrder.ready`, :mod:`tablewatch.patterns.companion`). A round that reaches
+the companion after a later one was read (a table whose events were held up longer than
+the horizon) is read when it comes, out of order, and counted (:attr:`RoundOrder.late`):
+of such rounds, and only of them, live and replay may read in different orders.
 
 Both save their state as msgpack (:meth:`FloorFolds.save`, :meth:`RoundOrder.save`):
 typed structures decoded as such, never objects rebuilt from the bytes.
@@ -92,7 +93,6 @@ class FloorFolds:
 
 class _OrderState(msgspec.Struct):
     waiting: list[PatternRound]
-    newest_ms: int | None
     last: tuple[int, str, str, str] | None
     late: int
 
@@ -109,7 +109,6 @@ class RoundOrder:
         self.horizon_ms = horizon_ms
         self._heap: list[tuple[RoundKey, int, PatternRound]] = []
         self._added = 0  # ties (the same key twice) keep the order they came in
-        self._newest_ms: int | None = None
         self._last: RoundKey | None = None  # the key of the round read last
         self.late = 0  # rounds that came after a later round had been read
 
@@ -122,15 +121,11 @@ class RoundOrder:
             self.late += 1
         self._added += 1
         heapq.heappush(self._heap, (key, self._added, rnd))
-        if self._newest_ms is None or key[0] > self._newest_ms:
-            self._newest_ms = key[0]
 
-    def ready(self) -> list[PatternRound]:
-        """The rounds that ended ``horizon_ms`` or more before the newest end seen, in
-        order (and any that came late), taken out."""
-        if self._newest_ms is None:
-            return []
-        return self._until(self._newest_ms - self.horizon_ms)
+    def ready(self, watermark_ms: int) -> list[PatternRound]:
+        """The rounds that ended ``horizon_ms`` or more before ``watermark_ms``, in order
+        (and any that came late), taken out."""
+        return self._until(watermark_ms - self.horizon_ms)
 
     def drain(self) -> list[PatternRound]:
         """Every round waiting, in order, taken out (the end of a replay's input)."""
@@ -152,12 +147,11 @@ class RoundOrder:
 
     def save(self) -> bytes:
         waiting = [rnd for _, _, rnd in sorted(self._heap, key=lambda item: item[:2])]
-        return _ENCODER.encode(_OrderState(waiting, self._newest_ms, self._last, self.late))
+        return _ENCODER.encode(_OrderState(waiting, self._last, self.late))
 
     def load(self, data: bytes) -> None:
         state = _ORDER.decode(data)
         self._heap = [(rnd.key, n, rnd) for n, rnd in enumerate(state.waiting)]
         self._added = len(self._heap)
-        self._newest_ms = state.newest_ms
         self._last = state.last
         self.late = state.late

@@ -82,27 +82,27 @@ def test_rounds_are_read_by_end_time_table_and_round_whatever_order_they_come_in
     assert len(order) == 0
 
 
-def test_a_round_is_read_once_the_newest_end_is_the_horizon_past_it() -> None:
+def test_a_round_is_read_once_the_watermark_is_the_horizon_past_its_end() -> None:
     rounds = sorted(_pattern_rounds(), key=lambda r: r.key)
     order = RoundOrder(horizon_ms=60_000)
-    order.add(rounds[0])
-    assert order.ready() == []  # nothing has ended a minute after it yet
-    later = next(r for r in rounds if r.key[0] >= rounds[0].key[0] + 60_000)
+    end = rounds[0].key[0]
+    later = next(r for r in rounds if r.key[0] > end)
     order.add(later)
-    assert order.ready() == [rounds[0]]
+    order.add(rounds[0])
+    assert order.ready(end + 59_999) == []  # the topic is not read a minute past it yet
+    assert order.ready(end + 60_000) == [rounds[0]]
+    assert order.ready(later.key[0] + 60_000) == [later]
     assert order.late == 0
-    order.add(rounds[1])  # ended before the round read last? then it came late
-    assert order.late == (1 if rounds[1].key < rounds[0].key else 0)
 
 
 def test_a_round_coming_after_a_later_one_was_read_is_read_and_counted_late() -> None:
     rounds = sorted(_pattern_rounds(), key=lambda r: r.key)
     order = RoundOrder(horizon_ms=0)
     order.add(rounds[5])
-    assert order.ready() == [rounds[5]]
+    assert order.ready(rounds[5].key[0]) == [rounds[5]]
     order.add(rounds[2])
     assert order.late == 1
-    assert order.ready() == [rounds[2]]  # read at once, not held back
+    assert order.ready(rounds[2].key[0] - 1) == [rounds[2]]  # read at once, not held back
 
 
 def test_the_order_saved_and_loaded_gives_the_same_rounds_in_the_same_order() -> None:
@@ -114,10 +114,11 @@ def test_the_order_saved_and_loaded_gives_the_same_rounds_in_the_same_order() ->
     two = RoundOrder(horizon_ms=30_000)
     out_two: list[PatternRound] = []
     for n, rnd in enumerate(shuffled):
+        watermark = rnd.key[0]  # as if the topic were read to this round's end
         one.add(rnd)
-        out_one += one.ready()
+        out_one += one.ready(watermark)
         two.add(rnd)
-        out_two += two.ready()
+        out_two += two.ready(watermark)
         if n == 150:
             restored = RoundOrder(horizon_ms=30_000)
             restored.load(two.save())
