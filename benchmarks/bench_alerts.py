@@ -17,7 +17,10 @@ naming its alert arrived. ``--load-cores`` processes each spin one core meanwhil
 site's other services; 0: a quiet machine).
 
 Findings never mailed are counted: a warning at a table with a critical alert firing is
-inhibited by design. Kafka must be running (``deploy/kafka.sh start``).
+inhibited by design. The alerter runs without an access file, so its webhook refuses
+every notification (503, retried by Alertmanager): the case of a failing trail webhook,
+which the generated configuration keeps off the mail's groups. Kafka must be running
+(``deploy/kafka.sh start``).
 """
 
 from __future__ import annotations
