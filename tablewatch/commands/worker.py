@@ -169,6 +169,23 @@ from tablewatch.topics import CHECKPOINTS, PARTITIONS, Topics
     "(never inside an insert of events).",
 )
 @click.option(
+    "--patterns/--no-patterns",
+    default=False,
+    show_default=True,
+    help="Compute the patterns across rounds (advantage play, a dealer's errors, hold, the "
+    "progressive meter) in a child process reading the events topic again; their findings "
+    "are stored and sent like the others. One worker per events topic runs it.",
+)
+@click.option(
+    "--patterns-horizon",
+    "patterns_horizon_s",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds: a round is read by the patterns once the topic is read this far past its "
+    "end (rounds arriving later than this are read out of order, and counted).",
+)
+@click.option(
     "--log-level",
     envvar="TABLEWATCH_LOG_LEVEL",
     show_envvar=True,
@@ -201,6 +218,8 @@ def worker(
     checkpoint_minutes: float,
     manifest_file: Path | None,
     rollup_seconds: float,
+    patterns: bool,
+    patterns_horizon_s: float,
     log_level: str,
 ) -> None:
     """Consume table-events, judge every round, write ClickHouse, rounds and findings."""
@@ -231,6 +250,8 @@ def worker(
         checkpoints_topic=f"{topics_prefix}{CHECKPOINTS}",
         manifest_file=manifest_file,
         dispositions=_dispositions(rules_path),
+        patterns=patterns,
+        patterns_horizon_s=patterns_horizon_s,
     )
     if manifest_file is not None and checkpoint_key is None:
         click.echo("tablewatch worker: --manifest-file needs --checkpoint-key", err=True)

@@ -24,9 +24,9 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 import faust
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
@@ -37,6 +37,8 @@ from tablewatch.config_file import load_config, table_entries
 from tablewatch.integrity.checkpoints import CheckpointPolicy, publish_key
 from tablewatch.integrity.keys import load_signer
 from tablewatch.integrity.manifest import ManifestFile
+from tablewatch.patterns.companion_loop import CompanionSettings
+from tablewatch.patterns.worker_child import PatternsChild
 from tablewatch.processors.access_control import AccessSettings, WorkerAccess
 from tablewatch.processors.batch_writer import BatchWriter, Sinks
 from tablewatch.processors.changelog import Changelog, changelog_topic, key_partition
@@ -57,6 +59,8 @@ from tablewatch.store.table_directory import directory_rows, write_directory
 from tablewatch.store.table_paytables import paytable_rows, write_paytables
 from tablewatch.store.theoretical import fill_configured
 from tablewatch.store.writer import StoreWriter
+
+T = TypeVar("T")
 
 log = logging.getLogger("tablewatch.worker")
 
@@ -183,6 +187,23 @@ class Worker:
         )
         self._topics_ready = asyncio.Event()
         self._last_flush = time.monotonic()
+        # the patterns across rounds: a child process reads the events topic again, this
+        # process stores what it finds (the store is this process's alone when embedded)
+        self.patterns = (
+            PatternsChild(
+                CompanionSettings(
+                    settings.config_path,
+                    settings.kafka,
+                    settings.topics.events,
+                    horizon_ms=int(settings.patterns_horizon_s * 1000),
+                ),
+                self.store,
+                self._on_store_thread,
+                self._send_findings,
+            )
+            if settings.patterns
+            else None
+        )
         self._install()
 
     def _load_snapshot(self, table_id: str) -> bytes | None:
@@ -224,6 +245,14 @@ class Worker:
                 signed += self._checkpoint_round()
             if closed or signed or self.processor.pending():
                 await self.flush()
+
+        patterns = self.patterns
+        if patterns is not None:
+
+            @app.task  # type: ignore[untyped-decorator]
+            async def find_patterns() -> None:
+                await self._topics_ready.wait()
+                await patterns.run()
 
         install_views(self)
 
@@ -385,6 +414,19 @@ class Worker:
         if batch.external and self.manifest_file is not None:
             lines, file = batch.external, self.manifest_file
             await asyncio.get_running_loop().run_in_executor(None, lambda: file.append(lines))
+
+    async def _on_store_thread(self, call: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.store_thread, call)
+
+    async def _send_findings(self, messages: list[tuple[bytes, bytes]]) -> None:
+        """Send findings made outside the batches (the patterns') to the findings topic."""
+        await self._topics_ready.wait()
+        producer = self.producer
+        assert producer is not None  # set before _topics_ready
+        name = self.findings_topic.get_topic_name()
+        sends = [await producer.send(name, value, key=key) for key, value in messages]
+        if sends:
+            await asyncio.gather(*sends)
 
     async def _save_snapshots(self, snapshots: Mapping[str, bytes]) -> None:
         """Write each table's state to the changelog; returns once the broker has them."""

@@ -45,3 +45,6 @@ class WorkerSettings:
     manifest_file: Path | None = None
     # what a case is closed with (the alert rules' casework.dispositions)
     dispositions: tuple[str, ...] = DEFAULT_DISPOSITIONS
+    # the patterns across rounds, computed by a child process (tablewatch.patterns.worker_child)
+    patterns: bool = False
+    patterns_horizon_s: float = 60.0  # rounds read in order once the topic is read this past them

@@ -20,6 +20,7 @@ from tablewatch.access.log import AccessOutcome, Entry
 from tablewatch.access.roles import Permission, extra_tables
 from tablewatch.casework.desk import CaseDesk
 from tablewatch.casework.model import Actor
+from tablewatch.patterns.worker_child import PatternsChild
 from tablewatch.processors.access_control import WorkerAccess
 from tablewatch.processors.batch_writer import BatchWriter
 from tablewatch.processors.consumer_loop import EventsLoop
@@ -66,6 +67,9 @@ class WorkerView(Protocol):
 
     @property
     def rollups(self) -> RollupRefresher: ...  # the rollups' refresh step and its figures
+
+    @property
+    def patterns(self) -> PatternsChild | None: ...  # the patterns companion (None: not run)
 
 
 def install_views(worker: WorkerView) -> None:
@@ -214,6 +218,8 @@ async def metrics_of(worker: WorkerView) -> dict[str, Any]:
         "access": worker.access.metrics(),  # access control, and the access log's rows
         # the rollups' refreshes: how many, the last one's seconds, now less its watermark
         "rollups": worker.rollups.metrics(),
+        # the patterns companion (None: not run by this worker)
+        "patterns": worker.patterns.metrics() if worker.patterns is not None else None,
     }
 
 

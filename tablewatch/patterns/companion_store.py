@@ -1,0 +1,93 @@
+"""Where the patterns companion's output goes: its findings and checkpoints in the store.
+
+:func:`write_step` stores a step of the companion: first its pattern findings, as rows
+of ``findings`` like any other (table-level, ``start_event_id`` '', their id
+:func:`~tablewatch.store.rows.finding_id` of their content), then its checkpoint, a row of
+``pattern_checkpoints`` (migration 0020) one revision above the one before. A step
+stopped between the two is made again from the checkpoint before, with the same findings
+under the same ids: ``findings`` keeps one row per id.
+
+:func:`finding_messages` gives the findings as messages of the ``findings`` topic, in the
+worker's format, for the alerter.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import msgspec
+from clickhouse_connect.driver.client import Client
+
+from tablewatch.patterns.finding import PatternFinding
+from tablewatch.store.rows import FindingRow, finding_row
+from tablewatch.store.writer import StoreWriter
+from tablewatch.topics import table_key
+
+CHECKPOINTS: Final = "pattern_checkpoints"
+CHECKPOINT_COLUMNS: Final = ("name", "revision", "saved_at", "rounds", "late", "state")
+_JSON = msgspec.json.Encoder()
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """The companion's latest checkpoint in the store."""
+
+    revision: int
+    state: bytes
+    rounds: int
+    late: int
+
+
+def load_checkpoint(client: Client, name: str) -> Saved | None:
+    """The checkpoint of the highest revision saved under ``name`` (None: none yet)."""
+    rows = client.query(
+        f"SELECT revision, state, rounds, late FROM {CHECKPOINTS} WHERE name = {{n:String}} "
+        "ORDER BY revision DESC LIMIT 1",
+        parameters={"n": name},
+    ).result_rows
+    if not rows:
+        return None
+    revision, state, rounds, late = rows[0]
+    text = state.decode() if isinstance(state, bytes) else str(state)
+    return Saved(int(revision), base64.b64decode(text), int(rounds), int(late))
+
+
+def finding_rows(findings: Sequence[PatternFinding], judged_ms: int) -> list[FindingRow]:
+    """The ``findings`` rows of pattern findings."""
+    return [finding_row(f.as_finding(), judged_ms) for f in findings]
+
+
+def write_step(
+    client: Client,
+    name: str,
+    revision: int,
+    findings: Sequence[PatternFinding],
+    checkpoint: bytes,
+    rounds: int,
+    late: int,
+    now_ms: int,
+) -> None:
+    """Store the findings, then the checkpoint as ``revision`` (see the module's docstring)."""
+    if findings:
+        StoreWriter(client).insert(findings=finding_rows(findings, now_ms))
+    client.insert(
+        CHECKPOINTS,
+        [[name, revision, now_ms, rounds, late, base64.b64encode(checkpoint).decode()]],
+        column_names=list(CHECKPOINT_COLUMNS),
+    )
+
+
+def finding_messages(
+    findings: Sequence[PatternFinding], judged_ms: int
+) -> list[tuple[bytes, bytes]]:
+    """(key, value) of each finding's ``findings`` topic message, in the worker's format: the
+    finding, its round's start event ('': a pattern's is table-level) and its row's id."""
+    out: list[tuple[bytes, bytes]] = []
+    for found, row in zip(findings, finding_rows(findings, judged_ms), strict=True):
+        finding = found.as_finding()
+        value = finding.as_dict() | {"start_event_id": "", "finding_id": row[0]}
+        out.append((table_key(finding.table_id), _JSON.encode(value)))
+    return out
