@@ -99,6 +99,11 @@ COMMANDS = {
         "tablewatch.commands.sign:sign",
         "Sign the events of JSON Lines FILES with their tables' keys (kid and sig added).",
     ),
+    "patterns": LazyCommand(
+        "tablewatch.commands.patterns:patterns",
+        "Find the patterns across rounds (advantage play, a dealer's errors, hold, meter) "
+        "against a store server; an embedded store's worker runs them with --patterns.",
+    ),
     "simulate": LazyCommand(
         "tablewatch.commands.simulate:simulate",
         "Simulate a casino floor with injected dealer errors, and the truth about them.",

@@ -143,7 +143,7 @@ def live(
         args = worker_args(
             config, kafka=kafka, dsn=f"chdb:///{(run / 'chdb').resolve()}",
             web_port=worker_port, prefix=prefix, data_dir=run / "worker",
-        ) + signing + site  # fmt: skip
+        ) + signing + site + ["--patterns"]  # fmt: skip
         worker = stack.enter_context(
             child_service(
                 args,
@@ -420,3 +420,9 @@ def _summary(console: Console, port: int, sent: int, token: str) -> None:
     for table_id, count in top:
         tops.add_row(str(table_id), f"{int(count):,}")
     console.print(tops)
+    patterns = metrics.get("patterns")
+    if patterns is not None:
+        console.print(
+            f"patterns across rounds: {patterns['rounds']:,} rounds read, "
+            f"{patterns['findings']:,} findings, {patterns['late_rounds']:,} rounds late"
+        )

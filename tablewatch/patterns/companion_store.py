@@ -14,13 +14,15 @@ worker's format, for the alerter.
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 import msgspec
 from clickhouse_connect.driver.client import Client
 
+from tablewatch.patterns.companion_loop import Step
 from tablewatch.patterns.finding import PatternFinding
 from tablewatch.store.rows import FindingRow, finding_row
 from tablewatch.store.writer import StoreWriter
@@ -91,3 +93,32 @@ def finding_messages(
         value = finding.as_dict() | {"start_event_id": "", "finding_id": row[0]}
         out.append((table_key(finding.table_id), _JSON.encode(value)))
     return out
+
+
+class StoreSink:
+    """The sink of a companion run alone (``tablewatch patterns``, a store server): each step
+    stored through ``client``, its findings sent by ``send`` (the findings topic)."""
+
+    def __init__(
+        self,
+        client: Client,
+        name: str,
+        revision: int,
+        send: Callable[[list[tuple[bytes, bytes]]], None],
+    ) -> None:
+        self.client = client
+        self.name = name
+        self.revision = revision
+        self.send = send
+        self.steps = 0
+
+    def write(self, step: Step) -> None:
+        now_ms = int(time.time() * 1000)
+        self.revision += 1
+        write_step(
+            self.client, self.name, self.revision, step.findings, step.checkpoint,
+            step.rounds, step.late, now_ms,
+        )  # fmt: skip
+        if step.findings:
+            self.send(finding_messages(step.findings, now_ms))
+        self.steps += 1
