@@ -116,6 +116,7 @@ class ReplayRunOut(Model):
     finished: str | None
     status: str = Field(description="running, complete, interrupted or failed")
     detail: str
+    patterns: bool = Field(description="the run computed the patterns across rounds too")
 
 
 class ReplaysOut(Model):
@@ -150,6 +151,10 @@ class ReplayDiffOut(Model):
     rounds: int = Field(description="rounds the replay judged")
     rounds_not_live: int = Field(description="of those, rounds the live store does not hold")
     truncated: bool = Field(description="more differences than the entries shown")
+    patterns: bool = Field(
+        description="the pattern checks compared (false: the run did not compute them, and "
+        "they are left out on both sides)"
+    )
     entries: list[DiffEntryOut]
 
 

@@ -96,6 +96,13 @@ def parse_time(option: str, text: str) -> int:
     type=click.IntRange(min=0),
     help="Differences printed at most (every one is counted).",
 )
+@click.option(
+    "--patterns",
+    is_flag=True,
+    default=False,
+    help="Compute the patterns across rounds too (advantage play, dealers, hold, meter), as "
+    "the live companion does, and compare them; costly: each decision is valued.",
+)
 @kafka_access_options
 def replay(
     source_name: str,
@@ -108,6 +115,7 @@ def replay(
     topic: str,
     fmt: str,
     limit: int,
+    patterns: bool,
     kafka: KafkaAccess,
 ) -> None:
     """Judge recorded events again and diff the findings with the live ones of the same rounds.
@@ -116,12 +124,14 @@ def replay(
     replay_rounds); the live findings are never touched. Exit 0: no difference; 1:
     differences (printed); 2: input it cannot use, or the run failed; 130: interrupted
     (recorded as interrupted). An embedded store is opened by one process at a time:
-    stop the worker first, or use a ClickHouse server.
+    stop the worker first, or use a ClickHouse server. With --patterns the run also
+    computes the patterns across rounds; without, the diff leaves the pattern checks out.
     """
     try:
         code = _replay(
-            source_name, paths, since, until, tables, config_path, dsn, topic, fmt, limit, kafka
-        )
+            source_name, paths, since, until, tables, config_path, dsn, topic, fmt, limit,
+            patterns, kafka,
+        )  # fmt: skip
     except Unusable as exc:
         click.echo(f"tablewatch replay: {exc}", err=True)
         sys.exit(EXIT_UNUSABLE)
@@ -139,6 +149,7 @@ def _replay(
     topic: str,
     fmt: str,
     limit: int,
+    patterns: bool,
     kafka: KafkaAccess,
 ) -> int:
     from tablewatch.config_file import load_config
@@ -184,8 +195,9 @@ def _replay(
         )
         try:
             return _run(
-                source, where, source_name, configs, config_path, wanted, client, dsn, fmt, limit
-            )
+                source, where, source_name, configs, config_path, wanted, client, dsn, fmt,
+                limit, patterns,
+            )  # fmt: skip
         finally:
             close = getattr(source, "close", None)
             if close is not None:
@@ -273,6 +285,7 @@ def _run(
     dsn: str,
     fmt: str,
     limit: int,
+    patterns: bool,
 ) -> int:
     from tablewatch.replay.kafka_source import KafkaUnusable
     from tablewatch.replay.progress import progress_bar
@@ -295,6 +308,7 @@ def _run(
         rules_version=rules_version(),
         config_sha256=config_sha256(config_path),
         started_ms=int(time.time() * 1000),
+        patterns=patterns,
     )
     recorder = Recorder(client, record, rows=RowsBehind(lambda: connect(dsn)))
     recorder.write_run()

@@ -14,6 +14,9 @@ What is compared (docs/replay.md, "The diff"):
   its first event's time to its last's;
 - ``EVENT_NOT_PROCESSED`` is left out on both sides: it is the worker's report of a
   message it could not decode or store, not a judgement of the rules;
+- the pattern checks (:data:`~tablewatch.rules.checks.catalog.PATTERN_CHECKS`) are left
+  out on both sides of a run that did not compute the patterns (``replay_runs_v.patterns``
+  0); a run that did compares them as any finding;
 - a finding of the same id, severity and amounts on both sides is the same; the others
   are paired by key (table, round, start event, check, seat, bet), in finding-id order
   within a key: a pair is *changed* (both amounts shown), a replay finding left alone is
@@ -26,6 +29,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
+
+from tablewatch.rules.checks.catalog import PATTERN_CHECKS
 
 __all__ = [
     "DiffEntry",
@@ -99,6 +104,7 @@ class ReplayDiff:
     rounds_not_live: int  # of those, rounds the live store does not hold
     entries: tuple[DiffEntry, ...]  # ordered by table, round, start, check, seat, bet, kind
     truncated: bool  # more differences than ``limit``
+    patterns: bool = False  # the pattern checks compared (the run computed them)
 
     @property
     def empty(self) -> bool:
@@ -113,6 +119,7 @@ class ReplayDiff:
             "rounds": self.rounds,
             "rounds_not_live": self.rounds_not_live,
             "truncated": self.truncated,
+            "patterns": self.patterns,
             "entries": [entry.as_dict() for entry in self.entries],
         }
 
@@ -122,10 +129,13 @@ def replay_diff(source: RowSource, run_id: str, *, limit: int = 10_000) -> Repla
     ``limit`` differences in their order."""
     if not is_run_id(run_id):
         raise UnknownRun(f"{run_id!r} is not a run id (32 lower-case hex digits)")
-    known = source.run(f"SELECT count() FROM replay_runs_v WHERE run_id = '{run_id}'").rows
+    known = source.run(
+        f"SELECT count(), any(patterns) FROM replay_runs_v WHERE run_id = '{run_id}'"
+    ).rows
     if not known or int(known[0][0]) == 0:
         raise UnknownRun(f"no replay run {run_id}")
-    diff = _diff_sql(run_id)
+    patterns = bool(known[0][1])
+    diff = _diff_sql(run_id, LEFT_OUT if patterns else (*LEFT_OUT, *PATTERN_CHECKS))
     counts = {
         str(kind): int(n)
         for kind, n in _rows(source, f"SELECT kind, count() FROM ({diff}) GROUP BY kind")
@@ -150,6 +160,7 @@ def replay_diff(source: RowSource, run_id: str, *, limit: int = 10_000) -> Repla
         rounds_not_live=int(rounds[1]),
         entries=entries,
         truncated=total > len(entries),
+        patterns=patterns,
     )
 
 
@@ -169,9 +180,10 @@ _NUMBERED = (
 )
 
 
-def _diff_sql(run_id: str) -> str:
-    """One SELECT of every difference of the run (see the module's docstring)."""
-    left_out = ", ".join(f"'{code}'" for code in LEFT_OUT)
+def _diff_sql(run_id: str, codes: Sequence[str]) -> str:
+    """One SELECT of every difference of the run, the checks ``codes`` left out on both sides
+    (see the module's docstring)."""
+    left_out = ", ".join(f"'{code}'" for code in codes)
     run = f"run_id = '{run_id}'"
     replay = f"{_SIDE} FROM replay_findings_v WHERE {run} AND check NOT IN ({left_out})"
     live = (

@@ -14,8 +14,8 @@ def run_line(run: ReplayRun) -> str:
     return (
         f"replay {run.run_id}: {run.status}; {run.source} ({run.range}), {tables}: "
         f"{run.events:,} events ({run.rejected:,} rejected), {run.rounds:,} rounds, "
-        f"{run.findings:,} findings; rules {run.rules_version}, "
-        f"config sha256 {run.config_sha256[:16]}"
+        f"{run.findings:,} findings{' with the patterns' if run.patterns else ''}; "
+        f"rules {run.rules_version}, config sha256 {run.config_sha256[:16]}"
     )
 
 
@@ -27,6 +27,8 @@ def diff_lines(diff: ReplayDiff) -> list[str]:
     )
     if diff.rounds_not_live:
         head += f" ({diff.rounds_not_live:,} of the rounds are not in the live store)"
+    if not diff.patterns:
+        head += "; pattern checks left out (a run without --patterns)"
     lines = [head]
     lines.extend(entry_line(entry) for entry in diff.entries)
     if diff.truncated:

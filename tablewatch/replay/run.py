@@ -4,7 +4,10 @@ The run is a row of ``replay_runs``, written when it starts (``running``) and wh
 ends (``complete``, ``interrupted`` or ``failed``, with its counts); every round it
 judged is a row of ``replay_rounds`` and every finding a row of ``replay_findings``
 (the columns of ``findings``, the same ``finding_id``, all with the run's start time as
-``judged_at``), written in batches as it goes. The live tables are never written.
+``judged_at``), written in batches as it goes. A run with ``patterns`` also reads every
+judged round with the pattern folds, at the end of its input
+(:mod:`tablewatch.replay.patterns`), and records their findings as table-level ones.
+The live tables are never written.
 
 Determinism: the findings of a run are a function of the events (each table's in its
 order) and the configuration only; the store's rows and :func:`findings_json` give
@@ -24,6 +27,7 @@ import msgspec
 from clickhouse_connect.driver.client import Client
 
 from tablewatch.replay.fold import Run, fold
+from tablewatch.replay.patterns import ReplayPatterns
 from tablewatch.replay.row_writer import RowWriter, seconds
 from tablewatch.rules.audit import Auditor
 from tablewatch.rules.decode import EventRejected
@@ -44,7 +48,7 @@ ROUNDS = "replay_rounds"
 RUN_COLUMNS = (
     "run_id", "source", "range", "tables", "seen_tables", "rules_version", "config_sha256",
     "events", "rejected", "rounds", "findings", "first_event_ts", "last_event_ts", "started",
-    "finished", "status", "detail", "revision",
+    "finished", "status", "detail", "revision", "patterns",
 )  # fmt: skip
 REPLAY_FINDING_COLUMNS = ("run_id", *FINDING_COLUMNS)
 ROUND_COLUMNS = (
@@ -84,13 +88,14 @@ class RunRecord:
     status: str = "running"
     detail: str = ""
     revision: int = 0
+    patterns: bool = False  # the run computes the patterns across rounds too
 
     def row(self) -> list[Any]:
         return [
             self.run_id, self.source, self.range, list(self.tables), sorted(self.seen_tables),
             self.rules_version, self.config_sha256, self.events, self.rejected, self.rounds,
             self.findings, self.first_event_ms, self.last_event_ms, self.started_ms,
-            self.finished_ms, self.status, self.detail, self.revision,
+            self.finished_ms, self.status, self.detail, self.revision, int(self.patterns),
         ]  # fmt: skip
 
 
@@ -182,11 +187,13 @@ def replay(
     progress: Progress | None = None,
     rejected: Callable[[EventRejected], None] | None = None,
 ) -> RunRecord:
-    """Fold ``source`` and record what it judged; the record's status is set by the caller
-    on an exception (see :func:`record_end`)."""
+    """Fold ``source`` and record what it judged (with ``record.patterns``, the pattern
+    findings of every round judged, once the input ends); the record's status is set by the
+    caller on an exception (see :func:`record_end`)."""
     auditor = Auditor(configs)
     record = recorder.record
     seen = record.seen_tables
+    patterns = ReplayPatterns(configs) if record.patterns else None
     runs = _watched(source.runs(), record, seen, auditor, progress)
     for outcome in fold(auditor, runs):
         if isinstance(outcome, EventRejected):
@@ -195,7 +202,12 @@ def replay(
                 rejected(outcome)
         else:
             recorder.add(outcome)
+            if patterns is not None and isinstance(outcome, RoundResult):
+                patterns.add(outcome)
     record.events = auditor.stats.events
+    if patterns is not None:
+        for finding in patterns.findings():
+            recorder.add(finding)
     recorder.written()
     return record
 

@@ -20,7 +20,7 @@ _COLUMNS: Final = (
     "run_id, source, range, tables, seen_tables, rules_version, config_sha256, events, "
     "rejected, rounds, findings, toUnixTimestamp64Milli(first_event_ts), "
     "toUnixTimestamp64Milli(last_event_ts), toUnixTimestamp64Milli(started), "
-    "toUnixTimestamp64Milli(finished), status, detail"
+    "toUnixTimestamp64Milli(finished), status, detail, patterns"
 )
 
 
@@ -45,6 +45,7 @@ class ReplayRun:
     finished_ms: int | None
     status: str  # running, complete, interrupted, failed
     detail: str
+    patterns: bool  # the run computed the patterns across rounds (--patterns)
 
     def as_dict(self) -> dict[str, Any]:
         out = {name: getattr(self, name) for name in self.__slots__}
@@ -73,7 +74,7 @@ def replay_run(source: RowSource, run_id: str) -> ReplayRun:
 
 def _run(row: Sequence[Any]) -> ReplayRun:
     (run_id, source, range_text, tables, seen, rules, config, events, rejected, rounds,
-     findings, first, last, started, finished, status, detail) = row  # fmt: skip
+     findings, first, last, started, finished, status, detail, patterns) = row  # fmt: skip
     return ReplayRun(
         run_id=str(run_id),
         source=str(source),
@@ -92,4 +93,5 @@ def _run(row: Sequence[Any]) -> ReplayRun:
         finished_ms=None if finished is None else int(finished),
         status=str(status),
         detail=str(detail),
+        patterns=bool(patterns),
     )

@@ -46,6 +46,7 @@ def diff(
         rounds=found.rounds,
         rounds_not_live=found.rounds_not_live,
         truncated=found.truncated,
+        patterns=found.patterns,
         entries=[DiffEntryOut(**entry.as_dict()) for entry in found.entries],
     )
 
@@ -72,4 +73,5 @@ def run_out(run: ReplayRun) -> ReplayRunOut:
         finished=ts(run.finished_ms),
         status=run.status,
         detail=run.detail,
+        patterns=run.patterns,
     )
