@@ -18,7 +18,8 @@
   so the alerter's webhook, in a group of its own, never holds a contact's mail;
 - ``group_by: [alertname, table_id, check, escalation]``: the findings of one table and
   check within ``group_wait`` make one notification;
-- inhibition: a critical alert at a table mutes its alerts of lower severities.
+- inhibition: a critical alert at a table mutes its alerts of lower severities, but for
+  the patterns across rounds (about a player, a dealer or a shift, not the table's round).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from tablewatch.alerts.rules_file import (
     Contact,
     go_duration,
 )
+from tablewatch.rules.checks.catalog import PATTERN_CHECKS
 
 GROUP_BY = ("alertname", "table_id", "check", "escalation")
 NOTIFIED_PATH = "/api/v1/alertmanager/notified"
@@ -195,7 +197,12 @@ def alertmanager_config(
         "inhibit_rules": [
             {
                 "source_matchers": [_matcher("severity", "critical")],
-                "target_matchers": [f'severity=~"{"|".join(lower)}"'],
+                # a pattern is about a player, a dealer or a shift, not the table's round
+                # at fault: a critical alert there mutes none
+                "target_matchers": [
+                    f'severity=~"{"|".join(lower)}"',
+                    f'check!~"{"|".join(sorted(PATTERN_CHECKS))}"',
+                ],
                 "equal": ["table_id"],
             }
         ],

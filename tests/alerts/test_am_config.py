@@ -69,7 +69,11 @@ def test_grouping_inhibition_and_receivers(generated: Path) -> None:
     assert config["inhibit_rules"] == [
         {
             "source_matchers": ['severity="critical"'],
-            "target_matchers": ['severity=~"high|medium|low"'],
+            "target_matchers": [
+                'severity=~"high|medium|low"',
+                'check!~"ADVANTAGE_PLAY_SUSPECTED|DEALER_ERROR_RATE_HIGH|DEALER_FAVOURS_SEAT'
+                '|HOLD_OUT_OF_BAND|METER_INCREMENT_WRONG"',
+            ],
             "equal": ["table_id"],
         }
     ]

@@ -93,7 +93,7 @@ def test_two_findings_of_one_table_and_check_make_one_notification(
     assert len(notified) == 2  # each alert of the one notification, once
 
 
-def test_a_warning_inhibited_by_a_critical_at_the_same_table_notifies_nobody(
+def test_a_warning_inhibited_by_a_critical_at_the_same_table_notifies_nobody_but_a_pattern(
     kafka_bootstrap: str, tmp_path: Path
 ) -> None:
     with alert_rig(kafka_bootstrap, tmp_path) as rig:
@@ -106,13 +106,18 @@ def test_a_warning_inhibited_by_a_critical_at_the_same_table_notifies_nobody(
                     finding("LIR-07", "WRONG_PAYOUT"),
                     finding("LIR-07", "BET_AFTER_LOCKOUT", expected=None, actual=None),
                     finding("LIR-09", "BET_AFTER_LOCKOUT", expected=None, actual=None),
+                    # a pattern (a player's decisions) is no part of the table's round at fault
+                    finding("LIR-07", "ADVANTAGE_PLAY_SUSPECTED", expected=None, actual=None),
                 ],
             )
-            wait_for("three alerts raised", lambda: len(rig.alerts()) == 3)
+            wait_for("four alerts raised", lambda: len(rig.alerts()) == 4)
             by = {(a["table_id"], a["check"]): a["alert_id"] for a in rig.alerts()}
             wait_for(
-                "the other table's warning mailed",
-                lambda: by["LIR-09", "BET_AFTER_LOCKOUT"] in rig.mailed_ids(PM),
+                "the other table's warning and the pattern mailed",
+                lambda: (
+                    {by["LIR-09", "BET_AFTER_LOCKOUT"], by["LIR-07", "ADVANTAGE_PLAY_SUSPECTED"]}
+                    <= set(rig.mailed_ids(PM))
+                ),
             )
             time.sleep(3)
             mailed = rig.mailed_ids(PM)
