@@ -24,6 +24,7 @@ from tablewatch.sim.injections import FavouringDealer, MeterDrift
 from tablewatch.sim.players import HoleCarder
 from tablewatch.store.rows import finding_row
 from tests.integration.pipeline import Deployment, new_deployment, write_jsonl
+from tests.replay.helpers import query, replay_json
 
 pytestmark = pytest.mark.integration
 
@@ -95,3 +96,18 @@ def test_the_live_patterns_are_the_folds_on_the_rounds_in_order_across_a_restart
     assert len(stored) == len(expected)
     # each pattern finding stored once, though the worker stopped between them
     assert rows[0][1] == len(expected)
+
+    # replay of the worker's store, with the patterns: the live findings, patterns and all
+    dsn = f"chdb:///{tmp_path / 'chdb'}"
+    code, document, stderr = replay_json(
+        "--source", "store", "--config", str(config), "--dsn", dsn, "--patterns"
+    )
+    assert code == 0, (document.get("diff"), stderr)
+    diff = document["diff"]
+    assert (diff["new"], diff["gone"], diff["changed"]) == (0, 0, 0)
+    replayed = query(
+        dsn,
+        "SELECT finding_id, check, message FROM replay_findings_v "
+        f"WHERE run_id = '{document['run']['run_id']}' AND check IN ({CODES})",
+    )
+    assert {tuple(r) for r in replayed} == wanted
