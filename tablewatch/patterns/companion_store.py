@@ -2,10 +2,10 @@
 
 :func:`write_step` stores a step of the companion: first its pattern findings, as rows
 of ``findings`` like any other (table-level, ``start_event_id`` '', their id
-:func:`~tablewatch.store.rows.finding_id` of their content), then its checkpoint, a row of
-``pattern_checkpoints`` (migration 0020) one revision above the one before. A step
-stopped between the two is made again from the checkpoint before, with the same findings
-under the same ids: ``findings`` keeps one row per id.
+:func:`~tablewatch.store.rows.finding_id` of their content and origin), then its
+checkpoint, a row of ``pattern_checkpoints`` (migration 0020) one revision above the
+one before. A step stopped between the two is made again from the checkpoint before,
+with the same findings under the same ids: ``findings`` keeps one row per id.
 
 :func:`finding_messages` gives the findings as messages of the ``findings`` topic, in the
 worker's format, for the alerter.
@@ -58,8 +58,10 @@ def load_checkpoint(client: Client, name: str) -> Saved | None:
 
 
 def finding_rows(findings: Sequence[PatternFinding], judged_ms: int) -> list[FindingRow]:
-    """The ``findings`` rows of pattern findings."""
-    return [finding_row(f.as_finding(), judged_ms) for f in findings]
+    """The ``findings`` rows of pattern findings: each one's id from its content and its
+    :attr:`~PatternFinding.origin` (two findings of one check on one round and seat, for
+    two units or two spans, are two rows)."""
+    return [finding_row(f.as_finding(), judged_ms, origin=f.origin) for f in findings]
 
 
 def write_step(

@@ -73,6 +73,12 @@ class PatternFinding:
             raise ValueError(f"pattern finding {self.unit}: check {self.check!r} is no pattern")
 
     @property
+    def origin(self) -> str:
+        """What tells this finding apart from another of the same check on the same round
+        and seat (its stored id's ``origin``): the unit, the statistic and the rounds' span."""
+        return f"pattern {self.unit} {self.statistic_name} {self.first_ts} {self.last_ts}"
+
+    @property
     def regulation(self) -> str:
         """What the test rests on (no regulation section)."""
         return BASIS[self.check]

@@ -6,7 +6,8 @@ figures of it: who decided what and what each decision was worth, the house's wi
 against what the edge expects, the progressive wagers and meter readings, the round's
 finding codes, which seat each player sat in and what the dealer paid short of or over
 what was owed. :func:`pattern_round` takes them once (valuing the decisions, the costly
-part), into a :class:`PatternRound` of a few hundred bytes, so that:
+part), into a :class:`PatternRound` of 3 to 6 KB (about 600 bytes a valued decision;
+docs/replay.md, "Patterns"), so that:
 
 - every fold reads the same figures, computed once a round;
 - the companion can hold the rounds it waits to put in order, and save them with its

@@ -2,13 +2,13 @@
 
 Every round the run judges is taken as the folds read it
 (:meth:`~tablewatch.patterns.floor_folds.FloorFolds.round_of`, a
-:class:`~tablewatch.patterns.pattern_round.PatternRound` of a few hundred bytes) and held
+:class:`~tablewatch.patterns.pattern_round.PatternRound` of 3 to 6 KB) and held
 in a :class:`~tablewatch.patterns.floor_folds.RoundOrder`; at the end of the input the
 rounds are read in that one order (end time, table, round, start event) by one
 :class:`~tablewatch.patterns.floor_folds.FloorFolds` of the run's configuration, as the
 live companion reads them, and each pattern finding is recorded as the companion stores
-it: ``PatternFinding.as_finding()``, a table-level finding (start event ''), so its
-``finding_id`` is the live one.
+it: ``PatternFinding.as_finding()``, a table-level finding (start event ''), under the
+id of its ``origin``, so its ``finding_id`` is the live one.
 
 Valuing the decisions is the cost (docs/replay.md, "Patterns"); the rounds held cost
 memory in proportion to the rounds judged.
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from tablewatch.patterns.finding import PatternFinding
 from tablewatch.patterns.floor_folds import FloorFolds, RoundOrder
 from tablewatch.patterns.hold_band import Figures
-from tablewatch.rules.findings import Finding
 from tablewatch.rules.judge import RoundResult
 from tablewatch.rules.table_config import TableConfig
 
@@ -37,10 +37,11 @@ class ReplayPatterns:
         """Take the figures the folds read of a judged round, to be read at the end."""
         self.order.add(self.folds.round_of(result))
 
-    def findings(self) -> list[Finding]:
-        """Every round held, read in order: the pattern findings, as the store takes them."""
-        out: list[Finding] = []
+    def findings(self) -> list[PatternFinding]:
+        """Every round held, read in order: the pattern findings (stored as the companion
+        stores them: ``as_finding()`` under the id of its ``origin``)."""
+        out: list[PatternFinding] = []
         for rnd in self.order.drain():
             self.rounds += 1
-            out.extend(found.as_finding() for found in self.folds.take(rnd))
+            out.extend(self.folds.take(rnd))
         return out

@@ -126,7 +126,9 @@ class Recorder:
         self.record.revision += 1
         self.client.insert(RUNS, [self.record.row()], column_names=RUN_COLUMNS)
 
-    def add(self, outcome: RoundResult | Finding) -> None:
+    def add(self, outcome: RoundResult | Finding, origin: str = "") -> None:
+        """Gather the rows of a judged round or a table-level finding (``origin``: what tells
+        that finding's id apart, a pattern's :attr:`~PatternFinding.origin`)."""
         record = self.record
         judged = record.started_ms
         run_id = record.run_id
@@ -144,7 +146,8 @@ class Recorder:
                 self._findings.append(_replay_finding(run_id, row))
             record.findings += len(outcome.findings)
         else:
-            self._findings.append(_replay_finding(run_id, finding_row(outcome, judged)))
+            row = finding_row(outcome, judged, origin=origin)
+            self._findings.append(_replay_finding(run_id, row))
             record.findings += 1
         if len(self._findings) >= self.batch_rows or len(self._rounds) >= self.batch_rows:
             self.flush()
@@ -206,8 +209,8 @@ def replay(
                 patterns.add(outcome)
     record.events = auditor.stats.events
     if patterns is not None:
-        for finding in patterns.findings():
-            recorder.add(finding)
+        for found in patterns.findings():
+            recorder.add(found.as_finding(), origin=found.origin)
     recorder.written()
     return record
 

@@ -70,7 +70,8 @@ def test_the_live_patterns_are_the_folds_on_the_rounds_in_order_across_a_restart
         f.check for f in expected
     }
     wanted = {
-        (row[0], row[4], row[11]) for row in (finding_row(f.as_finding(), 0) for f in expected)
+        (row[0], row[4], row[11])
+        for row in (finding_row(f.as_finding(), 0, origin=f.origin) for f in expected)
     }
 
     lines = [encode_event(e) for e in events]

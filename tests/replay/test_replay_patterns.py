@@ -85,7 +85,11 @@ def _store_floor(dsn: str, with_patterns: bool) -> int:
     findings, stored as it stores them); the count of live findings."""
     config, events = _floor()
     audited = audit_events(events, Auditor(parse_config(config)))
-    rows = [finding_row(f.as_finding(), JUDGED_AT) for f in _folded()] if with_patterns else []
+    rows = (
+        [finding_row(f.as_finding(), JUDGED_AT, origin=f.origin) for f in _folded()]
+        if with_patterns
+        else []
+    )
     with open_store(dsn) as client:
         migrate(client)
         StoreWriter(client).insert_batch(audited.batch())
@@ -151,7 +155,7 @@ def test_a_replay_with_patterns_records_the_folds_findings_from_files_and_store_
     names = [c for c in FINDING_COLUMNS if c != "judged_at"]
     expected: list[dict[str, Any]] = [
         dict(zip(names, row[:-1], strict=True))  # judged_at, the last column, left out
-        for row in (finding_row(f.as_finding(), JUDGED_AT) for f in _folded())
+        for row in (finding_row(f.as_finding(), JUDGED_AT, origin=f.origin) for f in _folded())
     ]
     order = ("table_id", "round_id", "start_event_id", "finding_id")
     assert found == sorted(expected, key=lambda d: tuple(d[k] for k in order))

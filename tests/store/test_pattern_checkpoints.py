@@ -64,3 +64,32 @@ def test_tablewatch_patterns_refuses_an_embedded_store_by_name(tmp_path: Path) -
     )
     assert result.exit_code == 2
     assert "an embedded store is its worker's alone" in result.output
+
+
+def test_two_findings_of_one_check_on_one_round_and_seat_are_two_rows(store: Client) -> None:
+    # a dealer's rate of two checks, whose latest evidence is the same round
+    rates = [
+        PatternFinding(
+            check="DEALER_ERROR_RATE_HIGH",
+            unit="DL-9",
+            table_id=None,
+            message=f"dealer DL-9: {code} in 9 of 200 rounds dealt",
+            statistic_name=f"-log10 p, one-sided Poisson ({code})",
+            statistic=6.5,
+            threshold=5.0,
+            false_alarm_rate="at most 1e-05 per dealer, check and look",
+            evidence=(("TCP-01", "R-40"),),
+            first_ts="2026-11-29T18:00:00.000Z",
+            last_ts="2026-11-29T19:00:00.000Z",
+        )
+        for code in ("WRONG_PAYOUT", "BET_AFTER_LOCKOUT")
+    ]
+    write_step(store, "table-events", 1, rates, b"state", 200, 0, 1_800_000_000_000)
+    rows = store.query(
+        "SELECT round_id, message FROM findings_v WHERE check = 'DEALER_ERROR_RATE_HIGH' "
+        "ORDER BY message"
+    ).result_rows
+    assert [tuple(r) for r in rows] == [
+        ("R-40", rates[1].as_finding().message),
+        ("R-40", rates[0].as_finding().message),
+    ]
