@@ -316,6 +316,7 @@ def latency(
     linger_ms: float = 100.0,
     poll_ms: float = 50.0,
     warmup_s: float = 5.0,
+    worker_extra: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Round end → queryable, as a user waits for it: from the answer to the POST carrying a
     round's ``round_end`` (``serve-ingest``) to its ``rounds_v`` row and all its findings
@@ -329,7 +330,7 @@ def latency(
     worker = worker_args(
         config, kafka=KAFKA, dsn=f"chdb:///{root / 'chdb-latency'}", web_port=worker_port,
         prefix=prefix, data_dir=root / "worker-latency",
-    )  # fmt: skip
+    ) + list(worker_extra)  # fmt: skip
     ingest = ["serve-ingest", "--port", str(ingest_port), *KAFKA.child_args(),
               "--topics-prefix", prefix]  # fmt: skip
     ingest_url = f"http://127.0.0.1:{ingest_port}"
@@ -357,6 +358,7 @@ def latency(
     finding_ms = quantiles(with_findings)
     return {
         "load_cores": load_cores,
+        "worker_options": " ".join(worker_extra),
         "events_sent": sent["events_sent"],
         "send_rate_events_per_s": round(sent["events_sent"] / sent["send_s"]),
         "posts": posted.posts,
@@ -438,6 +440,14 @@ def main() -> None:
         f"{NO_REFRESH_S:g}), in turn: the refresh's cost to the worker",
     )
     parser.add_argument(
+        "--worker-option",
+        dest="worker_options",
+        action="append",
+        default=[],
+        help="latency: one more argument of the worker's command line (repeat it: "
+        "--worker-option=--flush-ms --worker-option=100)",
+    )
+    parser.add_argument(
         "--bootstrap",
         default=os.environ.get("TABLEWATCH_KAFKA") or DEFAULT_BOOTSTRAP,
         help="Kafka (PLAINTEXT)  [default: $TABLEWATCH_KAFKA or 127.0.0.1:9092]",
@@ -460,6 +470,7 @@ def main() -> None:
             results["latency"] = latency(
                 root, options.rate, options.seconds, load_cores=options.load_cores,
                 linger_ms=options.linger_ms, poll_ms=options.poll_ms, warmup_s=options.warmup,
+                worker_extra=tuple(options.worker_options),
             )  # fmt: skip
     if options.json:
         print(json.dumps(results))
