@@ -70,7 +70,7 @@ class PlayChances:
     by_first: tuple[float, ...]
 
 
-@lru_cache(maxsize=16_384)
+@lru_cache(maxsize=1024)  # a hand seen again soon (the hole-carder, a test): 2 MB at most
 def play_chances(hand: tuple[int, ...], up: int) -> PlayChances:
     """``p`` for the player's five cards (sorted) and the dealer's up card, estimated over
     :data:`SHUFFLES` orderings of the unseen cards (see the module's docstring; cached: the
