@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tablewatch.patterns.finding import PatternFinding
-from tablewatch.patterns.hold_band import Figure, HoldBand
+from tablewatch.patterns.hold_band import HoldBand
+from tablewatch.patterns.pattern_round import Figure
 from tablewatch.rules.table_config import TableConfig
 from tests.patterns import rounds
 

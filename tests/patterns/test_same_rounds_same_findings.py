@@ -7,8 +7,9 @@ from collections.abc import Mapping
 
 from tablewatch.patterns.dealer_errors import DealerErrors
 from tablewatch.patterns.finding import PatternFinding
-from tablewatch.patterns.hold_band import Figure, HoldBand
+from tablewatch.patterns.hold_band import HoldBand
 from tablewatch.patterns.meter_rate import MeterRate
+from tablewatch.patterns.pattern_round import Figure
 from tablewatch.rules.audit import Auditor
 from tablewatch.rules.config import parse_config
 from tablewatch.rules.round_result import RoundResult
