@@ -7,7 +7,13 @@ import math
 
 import pytest
 
-from tablewatch.patterns.advantage_play import AdvantagePlay, Settings, increment
+from tablewatch.patterns.advantage_play import (
+    ALTERNATIVES,
+    AdvantagePlay,
+    Settings,
+    increment,
+    round_increment,
+)
 from tablewatch.rules.audit import Auditor
 from tablewatch.rules.config import parse_config
 from tablewatch.rules.events import Wager
@@ -187,3 +193,30 @@ def test_the_threshold_is_the_deciding_tables_setting() -> None:
     config["tables"]["TCP-2"]["patterns"] = {"advantage_false_alarm_units": 1}
     with pytest.raises(ValueError, match=r"patterns\.advantage_false_alarm_units: 1 is under 2"):
         configs(config)
+
+
+def _decision(point: str, best_first: str) -> DecisionValue:
+    return DecisionValue(
+        seat=2, event_id=f"e-{point}", point=point, options=("x", "y"), taken="x",
+        strategy="x", seen=(0.0, 0.0), first_card=(0.0, 0.0), hidden=(0.0, 0.0),
+        chance_best=(0.5, 0.5), best_first=best_first,
+    )  # fmt: skip
+
+
+def test_a_rounds_decisions_on_one_first_card_keep_the_honest_mean_of_one() -> None:
+    # four first cards, equally likely to an honest player; with two of them "x" is best
+    # at both of the round's decisions (they rest on the same card), with two "y"
+    rounds = [
+        [_decision("first", best), _decision("second", best)] for best in ("x", "x", "y", "y")
+    ]
+    for sees, error_rate in ALTERNATIVES:
+        each = [round_increment(values, sees, error_rate) for values in rounds]
+        assert sum(math.exp(x) for x in each) / 4 == pytest.approx(1.0, abs=1e-12)
+        # multiplied, the two factors would not keep it: 1.11 here for p = 0.5, e = 2%
+        product = [
+            math.exp(sum(increment(v, sees, error_rate) for v in values)) for values in rounds
+        ]
+        assert sum(product) / 4 > 1.05
+    # one decision alone adds its own increment, as before
+    single = _decision("only", "y")
+    assert round_increment([single], 0.5, 0.02) == increment(single, 0.5, 0.02)
