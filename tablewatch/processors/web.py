@@ -8,6 +8,7 @@ worker runs, other commands read it through ``GET /query?sql=...`` here.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from concurrent.futures import Executor
 from typing import Any, Protocol, cast
@@ -218,6 +219,8 @@ async def metrics_of(worker: WorkerView) -> dict[str, Any]:
         "access": worker.access.metrics(),  # access control, and the access log's rows
         # the rollups' refreshes: how many, the last one's seconds, now less its watermark
         "rollups": worker.rollups.metrics(),
+        # objects start-up made, out of the collector's sight (gc.freeze) once consuming
+        "gc_frozen_objects": gc.get_freeze_count(),
         # the patterns companion (None: not run by this worker)
         "patterns": worker.patterns.metrics() if worker.patterns is not None else None,
     }

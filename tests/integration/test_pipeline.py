@@ -52,7 +52,9 @@ def assert_judged_exactly(
     time.sleep(1)  # the findings of the last flush
     assert stored_findings(deployment) == floor.truth, deployment.worker_story(*logs)
     assert_no_duplicates(deployment, floor)
-    assert deployment.get("/metrics")["offset_gaps"] == 0
+    metrics = deployment.get("/metrics")
+    assert metrics["offset_gaps"] == 0
+    assert metrics["gc_frozen_objects"] > 10_000  # start-up's objects, frozen once consuming
 
 
 def assert_chains_intact(
