@@ -101,8 +101,7 @@ COMMANDS = {
     ),
     "patterns": LazyCommand(
         "tablewatch.commands.patterns:patterns",
-        "Find the patterns across rounds (advantage play, a dealer's errors, hold, meter) "
-        "against a store server; an embedded store's worker runs them with --patterns.",
+        "Find the patterns across rounds (advantage play, a dealer's errors, hold, meter).",
     ),
     "simulate": LazyCommand(
         "tablewatch.commands.simulate:simulate",
