@@ -70,6 +70,7 @@ READABLE = frozenset(
         "round_judgements",
         "round_index",
         "rollup_watermarks",
+        "pattern_checkpoints",
         "theoretical",
         "theoretical_v",
         "table_paytables",
@@ -180,6 +181,9 @@ class ReadOnlyReader:
                 size += sum(_size(value) for row in block for value in row)
                 if size > limits.bytes or len(rows) > limits.rows:
                     raise QueryFailed("too_large", self._too_large())
+        if not columns:  # no block came (no rows): the statement's columns, not run again
+            described = self._query(f"DESCRIBE ({statement})").result_rows
+            columns = [str(row[0]) for row in described]
         if time.monotonic() - started >= limits.seconds:
             raise QueryFailed(
                 "timeout",

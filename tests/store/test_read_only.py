@@ -292,3 +292,12 @@ def test_a_stream_cut_by_the_time_limit_is_never_answered_as_complete(
     finally:
         reader.close()
     assert "timeout" in outcomes  # the limit was reached: the case this test is about
+
+
+def test_a_read_with_no_rows_still_answers_its_columns(reader: ReadOnlyReader) -> None:
+    # no block comes for an empty result: the columns are the statement's all the same
+    answer = reader.run(
+        "WITH 2 AS n SELECT table_id, check AS code, n FROM findings_v WHERE check = 'NONE' "
+        "UNION ALL SELECT table_id, check, 3 FROM findings_v WHERE 0"
+    )
+    assert (list(answer.columns), list(answer.rows)) == (["table_id", "code", "n"], [])
