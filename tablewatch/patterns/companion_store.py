@@ -68,18 +68,17 @@ def write_step(
     client: Client,
     name: str,
     revision: int,
-    findings: Sequence[PatternFinding],
-    checkpoint: bytes,
-    rounds: int,
-    late: int,
+    step: Step,
     now_ms: int,
 ) -> None:
-    """Store the findings, then the checkpoint as ``revision`` (see the module's docstring)."""
-    if findings:
-        StoreWriter(client).insert(findings=finding_rows(findings, now_ms))
+    """Store the step's findings, then its checkpoint as ``revision`` (see the module's
+    docstring)."""
+    if step.findings:
+        StoreWriter(client).insert(findings=finding_rows(step.findings, now_ms))
+    state = base64.b64encode(step.checkpoint).decode()
     client.insert(
         CHECKPOINTS,
-        [[name, revision, now_ms, rounds, late, base64.b64encode(checkpoint).decode()]],
+        [[name, revision, now_ms, step.rounds, step.late, state]],
         column_names=list(CHECKPOINT_COLUMNS),
     )
 
@@ -117,10 +116,7 @@ class StoreSink:
     def write(self, step: Step) -> None:
         now_ms = int(time.time() * 1000)
         self.revision += 1
-        write_step(
-            self.client, self.name, self.revision, step.findings, step.checkpoint,
-            step.rounds, step.late, now_ms,
-        )  # fmt: skip
+        write_step(self.client, self.name, self.revision, step, now_ms)
         if step.findings:
             self.send(finding_messages(step.findings, now_ms))
         self.steps += 1

@@ -116,7 +116,9 @@ class PatternsChild:
                 step = _STEP.decode(data)
                 revision += 1
                 now_ms = int(time.time() * 1000)
-                await self.on_store(partial(self._store, revision, step, now_ms))
+                await self.on_store(
+                    partial(write_step, self.client, self.name, revision, step, now_ms)
+                )
                 if step.findings:
                     await self.produce(finding_messages(step.findings, now_ms))
                 ours.send_bytes(STORED)
@@ -126,12 +128,6 @@ class PatternsChild:
         finally:
             ours.close()
             self.stop()
-
-    def _store(self, revision: int, step: Step, now_ms: int) -> None:
-        write_step(
-            self.client, self.name, revision, step.findings, step.checkpoint,
-            step.rounds, step.late, now_ms,
-        )  # fmt: skip
 
     def stop(self) -> None:
         process, self._process = self._process, None

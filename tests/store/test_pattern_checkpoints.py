@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from clickhouse_connect.driver.client import Client
 
 from tablewatch.cli import main
+from tablewatch.patterns.companion_loop import Step
 from tablewatch.patterns.companion_store import finding_messages, load_checkpoint, write_step
 from tablewatch.patterns.finding import PatternFinding
 
@@ -32,14 +33,18 @@ def test_a_step_stores_its_findings_and_its_checkpoint_read_back_by_revision(
     store: Client,
 ) -> None:
     assert load_checkpoint(store, "table-events") is None
-    write_step(store, "table-events", 1, [FINDING], b"\x00first\xff", 10, 0, 1_800_000_000_000)
-    write_step(store, "table-events", 2, [], b"\x00second\xff", 25, 1, 1_800_000_005_000)
-    write_step(store, "other-events", 1, [], b"other", 3, 0, 1_800_000_005_000)
+    write_step(
+        store, "table-events", 1, Step([FINDING], b"\x00first\xff", 10, 0, 0), 1_800_000_000_000
+    )
+    write_step(store, "table-events", 2, Step([], b"\x00second\xff", 25, 1, 0), 1_800_000_005_000)
+    write_step(store, "other-events", 1, Step([], b"other", 3, 0, 0), 1_800_000_005_000)
     saved = load_checkpoint(store, "table-events")
     assert saved is not None
     assert (saved.revision, saved.state, saved.rounds, saved.late) == (2, b"\x00second\xff", 25, 1)
     # the same step stored again (a companion stopped before its checkpoint): one finding
-    write_step(store, "table-events", 2, [FINDING], b"\x00second\xff", 25, 1, 1_800_000_009_000)
+    write_step(
+        store, "table-events", 2, Step([FINDING], b"\x00second\xff", 25, 1, 0), 1_800_000_009_000
+    )
     rows = store.query(
         "SELECT finding_id, table_id, round_id, start_event_id, check, seat, message "
         "FROM findings_v"
@@ -84,7 +89,7 @@ def test_two_findings_of_one_check_on_one_round_and_seat_are_two_rows(store: Cli
         )
         for code in ("WRONG_PAYOUT", "BET_AFTER_LOCKOUT")
     ]
-    write_step(store, "table-events", 1, rates, b"state", 200, 0, 1_800_000_000_000)
+    write_step(store, "table-events", 1, Step(rates, b"state", 200, 0, 0), 1_800_000_000_000)
     rows = store.query(
         "SELECT round_id, message FROM findings_v WHERE check = 'DEALER_ERROR_RATE_HIGH' "
         "ORDER BY message"
