@@ -3,18 +3,19 @@ the false-alarm rate measured on honest floors of the same size.
 
     python benchmarks/bench_patterns.py [--only hold,meter,dealer] [--runs 10]
                                         [--tables 4] [--rounds 3200] [--error-rate 0.02]
+                                        [--first-seed 0]
                                         [--json]
 
 Each run simulates a floor (``--tables`` tables, ``--rounds`` rounds shared among them,
 ``--error-rate`` of its rounds given a dealer or controller error, seed = the run's
-number), judges it with the audit engine and feeds every judged round, in order, to the
-pattern's fold. With a pattern injected at the floor's table ``run % tables`` (the games
-in turn) a run detects it when the fold reports it on the injected unit; the rounds to
-detect are those the injected table (the colluding dealer, for a dealer) had played up
-to the finding. The honest floors are the same seeds without the injection: every
-finding there is a false alarm, given per unit observed (a table's shift, a table, a
-dealer). Each part is a function (``hold_band``, ``meter``, ``dealer``); ``main`` runs
-those ``--only`` names.
+number counted from ``--first-seed``), judges it with the audit engine and feeds every
+judged round, in order, to the pattern's fold. With a pattern injected at the floor's
+table ``run % tables`` (the games in turn) a run detects it when the fold reports it on
+the injected unit; the rounds to detect are those the injected table (the colluding
+dealer, for a dealer) had played up to the finding. The honest floors are the same seeds
+without the injection: every finding there is a false alarm, given per unit observed (a
+table's shift, a table, a dealer). Each part is a function (``hold_band``, ``meter``,
+``dealer``); ``main`` runs those ``--only`` names.
 
 ``advantage`` (``advantage_play``) runs floors of one game at a time (each game whose
 decisions are valued): a hole-carder with a player id at seat 3 of table ``run % tables``
@@ -71,6 +72,11 @@ class Options:
     tables: int
     rounds: int
     error_rate: float
+    first_seed: int = 0
+
+    def seeds(self) -> range:
+        """The runs' seeds: ``runs`` of them from ``first_seed``."""
+        return range(self.first_seed, self.first_seed + self.runs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +160,7 @@ def _rows(
     started = time.perf_counter()
     alarms = 0
     units = 0
-    for seed in range(options.runs):
+    for seed in options.seeds():
         _, found, seen = _run(options, seed, None, fold, check, None, unit_of_round)
         alarms += found
         units += len(seen)
@@ -167,7 +173,7 @@ def _rows(
         started = time.perf_counter()
         rounds: list[int] = []
         alarms = units = 0
-        for seed in range(options.runs):
+        for seed in options.seeds():
             pattern = make(seed % options.tables, strength)
             detected, found, seen = _run(
                 options,
@@ -324,7 +330,7 @@ def advantage_play(options: Options, games: Sequence[str] = ADVANTAGE_GAMES) -> 
             found: list[int] = []
             alarms = units = rounds = 0
             hours = table_hours = 0.0
-            for seed in range(options.runs):
+            for seed in options.seeds():
                 detected, false, seen, unit_hours, played, on_tables = _advantage_run(
                     options, seed, game, sees
                 )
@@ -392,6 +398,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default=",".join(PARTS), help="parts, comma-separated")
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument(
+        "--first-seed", type=int, default=0, help="the first run's seed (the runs' are in a row)"
+    )
     parser.add_argument("--tables", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3200)
     parser.add_argument("--error-rate", type=float, default=0.02)
@@ -406,7 +415,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [name for name in chosen if name not in PARTS]
     if unknown:
         parser.error(f"--only: {', '.join(unknown)} not among {', '.join(PARTS)}")
-    options = Options(args.runs, args.tables, args.rounds, args.error_rate)
+    options = Options(args.runs, args.tables, args.rounds, args.error_rate, args.first_seed)
     rows: list[Row] = []
     for name in chosen:
         if name == "advantage":

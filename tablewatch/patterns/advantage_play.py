@@ -21,26 +21,45 @@ best, is
 
 (k options). Where the option taken is best whatever the first card (q = 1)
 the increment is 0: only decisions where seeing the card could change the play
-weigh. The statistic is the log of the mean of the likelihood ratios of a few
-alternatives (:data:`ALTERNATIVES`: ε = 2%, a player close to the known
-strategy, and ε = 25%, a player whose own strategy differs from it), so that a
-hole-carder who does not play the known strategy when he does not see is found
-too.
+weigh. The statistic is the log of a weighted mean of the likelihood ratios of a
+few alternatives (:data:`ALTERNATIVES`: ε = 2%, a player close to the known
+strategy, weighed 0.9, and ε = 25%, a player whose own strategy differs from it,
+weighed 0.1: :data:`WEIGHTS`), so that a hole-carder who does not play the known
+strategy when he does not see is found too. The weights are a choice of where the
+power goes; any weights summing to 1 keep the bound below. Against a hole-carder who
+plays the known strategy when he does not see, 0.9 costs ln(1/0.9) = 0.11 of the
+threshold where equal weights cost ln 2 = 0.69; against one who plays his own, 0.1
+costs ln 10 = 2.30.
 
 The null hypothesis is that the decision does not depend on the dealer's first
 card given what the player saw, whatever the player's own strategy (the known
 one, another, mistakes): the first card is then uniform over the cards the
 player did not see, so each increment's exponential has mean exactly 1 (for
-any p and σ), the likelihood ratio of each alternative and their mean are
-martingales of mean 1, and by Ville's inequality an honest unit ever reaches
-the threshold ``h`` with probability at most e^-h, however long it plays. ``h``
-is the log of the deciding table's ``patterns.advantage_false_alarm_units``
-(rules/config_patterns.py): at the default ln(20,000), at most one honest unit
-in 20,000 is ever
-flagged: at most one per 10,000 player-hours while the units average half an
-hour of play or more. The finding names the rounds whose decisions weighed
-most (the largest increments). After a finding the unit's statistic starts
-again from 0.
+any p and σ), the likelihood ratio of each alternative and any weighted mean of
+them are martingales of mean 1, and by Ville's inequality an honest unit's
+statistic ever reaches ``ln c`` with probability at most 1/c, however long it plays.
+
+The false-alarm rate is stated per player-hour: ``H``, the deciding table's
+``patterns.advantage_false_alarm_hours`` (rules/config_patterns.py, default 10,000),
+the honest player-hours per false finding at most. A unit's threshold falls as it
+plays: with T its hours of play (its rounds' durations and the gaps between them, a gap
+counted up to :data:`GAP_MS`), in the epochs (0, t0], (t0, 2·t0], (2·t0, 4·t0], ...
+(t0 = :data:`EPOCH_HOURS`, half an hour) the threshold is ``ln c_k`` with
+
+    c_0 = 2H / t0,  c_k = 2H / (t0·2^(k-1)) for the k-th epoch after the first,
+
+the last from :data:`LAST_EPOCH_HOURS` (16 h) on. An honest unit is flagged in epoch k
+with probability at most 1/c_k, so one that plays T hours (T > t0, in epoch K) with
+probability at most the sum, t0·2^K / (2H) < T / H, and one that plays less than t0 at
+most t0 / (2H): at most one false finding per ``H`` player-hours, whatever the units'
+lengths (those under a quarter hour counted as a quarter hour). At the default
+(``H`` = 10,000) the threshold is ln 40,000 = 10.60 in a unit's first hour, ln 20,000
+from one hour to two, ln 10,000 to four, ln 5,000 to eight. (The bound takes a unit's hours
+of play as not chosen by its statistic, which a player cannot compute: it needs every
+decision's values against the dealer's cards.)
+
+The finding names the rounds whose decisions weighed most (the largest increments).
+After a finding the unit's statistic and clock start again from 0.
 
 Rounds voided, or with a card exposed (every player could see it), are not read.
 """
@@ -58,6 +77,7 @@ import msgspec
 from tablewatch.patterns.finding import PatternFinding, RoundKey
 from tablewatch.patterns.pattern_round import PatternRound, pattern_round
 from tablewatch.rules.config_patterns import DEFAULT_PATTERNS
+from tablewatch.rules.events import ts_to_ms
 from tablewatch.rules.game_rules import DecisionValue
 from tablewatch.rules.round_result import RoundResult
 
@@ -65,17 +85,24 @@ CHECK: Final = "ADVANTAGE_PLAY_SUSPECTED"
 STATISTIC: Final = "log-likelihood ratio"
 # (sees, error_rate) of the alternatives whose likelihood ratios are averaged
 ALTERNATIVES: Final = ((0.5, 0.02), (0.5, 0.25))
-DEFAULT_THRESHOLD: Final = math.log(DEFAULT_PATTERNS.advantage_false_alarm_units)
+WEIGHTS: Final = (0.9, 0.1)  # of the alternatives' likelihood ratios in their mean
+EPOCH_HOURS: Final = 0.5  # t0: the first epoch of a unit's play
+LAST_EPOCH_HOURS: Final = 16.0  # the threshold falls no further after this much play
+GAP_MS: Final = 5 * 60_000  # a gap between a unit's rounds counts as play up to this
+HOUR_MS: Final = 3_600_000
 EVIDENCE_ROUNDS: Final = 5
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """The test's parameters: the alternatives (each ``(sees, error_rate)``: p and ε), the
-    ``threshold`` on the log of their mean likelihood ratio (None: the log of the deciding
-    table's ``patterns.advantage_false_alarm_units``), the rounds named as evidence."""
+    """The test's parameters: the alternatives (each ``(sees, error_rate)``: p and ε) and
+    their ``weights`` (summing to 1), a fixed ``threshold`` on the log of their weighted
+    mean likelihood ratio (None: :func:`threshold_after` the unit's hours of play, for the
+    deciding table's ``patterns.advantage_false_alarm_hours``), the rounds named as
+    evidence."""
 
     alternatives: tuple[tuple[float, float], ...] = ALTERNATIVES
+    weights: tuple[float, ...] = WEIGHTS
     threshold: float | None = None
     evidence: int = EVIDENCE_ROUNDS
 
@@ -89,13 +116,38 @@ class Settings:
                 raise ValueError(
                     f"advantage play: alternatives: error_rate {error_rate:g} is not in (0, 1)"
                 )
+        if len(self.weights) != len(self.alternatives):
+            raise ValueError(
+                f"advantage play: weights: {len(self.weights)} for "
+                f"{len(self.alternatives)} alternatives"
+            )
+        if not all(w > 0 for w in self.weights) or not math.isclose(sum(self.weights), 1.0):
+            raise ValueError(
+                f"advantage play: weights: {self.weights} are not positive summing to 1"
+            )
         if self.threshold is not None and not self.threshold > 0:
             raise ValueError(f"advantage play: threshold {self.threshold:g} is not above 0")
 
 
-def false_alarm_rate(threshold: float) -> str:
-    """What ``threshold`` was set for (Ville's bound, e^-threshold per unit)."""
-    return f"at most 1 honest unit in {math.exp(threshold):,.0f}"
+def threshold_after(hours: float, false_alarm_hours: float) -> float:
+    """The threshold of a unit that has played ``hours``, for at most one false finding per
+    ``false_alarm_hours`` honest player-hours (see the module's docstring)."""
+    played = min(hours, LAST_EPOCH_HOURS)
+    if played <= EPOCH_HOURS:
+        return math.log(2 * false_alarm_hours / EPOCH_HOURS)
+    epoch = math.ceil(math.log2(played / EPOCH_HOURS))
+    return math.log(2 * false_alarm_hours / (EPOCH_HOURS * 2 ** (epoch - 1)))
+
+
+def false_alarm_rate(threshold: float, false_alarm_hours: float | None, hours: float) -> str:
+    """What ``threshold`` was set for: the rate per player-hour and the unit's hours of play
+    (None: a fixed threshold, Ville's bound e^-threshold per unit)."""
+    if false_alarm_hours is None:
+        return f"at most 1 honest unit in {math.exp(threshold):,.0f}"
+    return (
+        f"at most 1 per {false_alarm_hours:,.0f} honest player-hours "
+        f"(the threshold after {hours:.1f} h of play)"
+    )
 
 
 def increment(value: DecisionValue, sees: float, error_rate: float) -> float:
@@ -124,10 +176,11 @@ def round_increment(values: Sequence[DecisionValue], sees: float, error_rate: fl
     return math.log(sum(factors) / len(factors))
 
 
-def mixture(llrs: list[float]) -> float:
-    """The log of the mean of the likelihood ratios whose logs are ``llrs``."""
+def mixture(llrs: Sequence[float], weights: Sequence[float]) -> float:
+    """The log of the mean, weighted by ``weights``, of the likelihood ratios whose logs are
+    ``llrs``."""
     top = max(llrs)
-    return top + math.log(sum(math.exp(x - top) for x in llrs) / len(llrs))
+    return top + math.log(sum(w * math.exp(x - top) for x, w in zip(llrs, weights, strict=True)))
 
 
 @dataclass(slots=True)
@@ -135,9 +188,11 @@ class UnitState:
     """One unit's statistic so far."""
 
     llrs: list[float] = field(default_factory=list)  # one per alternative
-    llr: float = 0.0  # the statistic: the log of their mean likelihood ratio
+    llr: float = 0.0  # the statistic: the log of their weighted mean likelihood ratio
     decisions: int = 0
     against_strategy: int = 0
+    played_ms: int = 0  # its hours of play, in ms (see the module's docstring)
+    last_end_ms: int | None = None
     first_ts: str = ""
     last_ts: str = ""
     tables: set[str] = field(default_factory=set)
@@ -165,15 +220,12 @@ class AdvantagePlay:
         if not rnd.decisions:
             return []
         found: list[PatternFinding] = []
-        threshold = self.settings.threshold
-        if threshold is None:
-            threshold = math.log(rnd.false_alarm_units)
         where = (rnd.table_id, rnd.round_id, rnd.start_ts, rnd.end_ts)
         by_unit: dict[str, list[DecisionValue]] = {}
         for decision in rnd.decisions:
             by_unit.setdefault(decision.unit, []).append(decision.value)
         for unit, values in by_unit.items():
-            finding = self.observe_round(unit, values, *where, threshold)
+            finding = self.observe_round(unit, values, *where, rnd.false_alarm_hours)
             if finding is not None:
                 found.append(finding)
         return found
@@ -194,12 +246,15 @@ class AdvantagePlay:
         round_id: str,
         start_ts: str,
         end_ts: str,
-        threshold: float | None = None,
+        false_alarm_hours: float | None = None,
     ) -> PatternFinding | None:
         """Add one decision of ``unit`` (made in round ``round_id`` of ``table_id``); the
-        finding when its statistic reaches the threshold (``threshold``, else the settings',
-        else the default's)."""
-        return self.observe_round(unit, (value,), table_id, round_id, start_ts, end_ts, threshold)
+        finding when its statistic reaches the threshold (the settings' fixed one, else
+        :func:`threshold_after` its hours of play for ``false_alarm_hours``, else for the
+        default's)."""
+        return self.observe_round(
+            unit, (value,), table_id, round_id, start_ts, end_ts, false_alarm_hours
+        )
 
     def observe_round(
         self,
@@ -209,13 +264,11 @@ class AdvantagePlay:
         round_id: str,
         start_ts: str,
         end_ts: str,
-        threshold: float | None = None,
+        false_alarm_hours: float | None = None,
     ) -> PatternFinding | None:
         """Add the decisions ``unit`` made in one round (see :func:`round_increment`); the
         finding when its statistic reaches the threshold (as :meth:`observe`)."""
         settings = self.settings
-        if threshold is None:
-            threshold = settings.threshold if settings.threshold is not None else DEFAULT_THRESHOLD
         state = self.units.get(unit)
         if state is None:
             state = self.units[unit] = UnitState(first_ts=start_ts)
@@ -223,7 +276,7 @@ class AdvantagePlay:
             state.llrs = [0.0] * len(settings.alternatives)
         for k, (sees, error_rate) in enumerate(settings.alternatives):
             state.llrs[k] += round_increment(values, sees, error_rate)
-        statistic = mixture(state.llrs)
+        statistic = mixture(state.llrs, settings.weights)
         step = statistic - state.llr
         state.llr = statistic
         state.decisions += len(values)
@@ -232,17 +285,27 @@ class AdvantagePlay:
             state.seat = value.seat if state.seat in (None, value.seat) else None
         state.last_ts = end_ts
         state.tables.add(table_id)
+        start_ms, end_ms = ts_to_ms(start_ts), ts_to_ms(end_ts)
+        gap = 0 if state.last_end_ms is None else min(max(0, start_ms - state.last_end_ms), GAP_MS)
+        state.played_ms += gap + max(0, end_ms - start_ms)
+        state.last_end_ms = end_ms
+        hours = state.played_ms / HOUR_MS
         entry = (step, table_id, round_id)
         if len(state.heaviest) < settings.evidence:
             heapq.heappush(state.heaviest, entry)
         elif step > state.heaviest[0][0]:
             heapq.heapreplace(state.heaviest, entry)
+        if settings.threshold is not None:
+            threshold, per_hours = settings.threshold, None
+        else:
+            per_hours = false_alarm_hours or DEFAULT_PATTERNS.advantage_false_alarm_hours
+            threshold = threshold_after(hours, per_hours)
         if state.llr < threshold:
             return None
         self.units[unit] = UnitState(first_ts=end_ts)
-        return self._finding(unit, state, threshold)
+        return self._finding(unit, state, threshold, false_alarm_rate(threshold, per_hours, hours))
 
-    def _finding(self, unit: str, state: UnitState, threshold: float) -> PatternFinding:
+    def _finding(self, unit: str, state: UnitState, threshold: float, rate: str) -> PatternFinding:
         evidence: tuple[RoundKey, ...] = tuple(
             (table, rnd) for _, table, rnd in sorted(state.heaviest, reverse=True)
         )
@@ -258,7 +321,7 @@ class AdvantagePlay:
             statistic_name=STATISTIC,
             statistic=state.llr,
             threshold=threshold,
-            false_alarm_rate=false_alarm_rate(threshold),
+            false_alarm_rate=rate,
             evidence=evidence,
             first_ts=state.first_ts,
             last_ts=state.last_ts,

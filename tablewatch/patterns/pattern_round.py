@@ -62,8 +62,8 @@ class PatternRound(msgspec.Struct, frozen=True):
     """What the folds read of one judged round (see the module's docstring).
 
     ``decisions``: the round's valued decisions (none when the game values none, the
-    round was voided or a card was exposed to every player); ``false_alarm_units``: the
-    table's ``patterns.advantage_false_alarm_units``; ``hold``: None when no priced hand
+    round was voided or a card was exposed to every player); ``false_alarm_hours``: the
+    table's ``patterns.advantage_false_alarm_hours``; ``hold``: None when no priced hand
     settled; ``units``: each seat that wagered -> its unit (the player's tracking-card id,
     else ``table:dealer:seat``); ``short``: per seat, the cents the house's win fell short of
     what was owed (a money error in the player's favour), seats with none left out;
@@ -80,7 +80,7 @@ class PatternRound(msgspec.Struct, frozen=True):
     voided: bool
     codes: tuple[str, ...]
     decisions: tuple[Decision, ...] = ()
-    false_alarm_units: int = 20_000
+    false_alarm_hours: int = 10_000
     hold: RoundHold | None = None
     units: dict[int, str] = msgspec.field(default_factory=dict)
     short: tuple[tuple[int, int], ...] = ()
@@ -111,7 +111,7 @@ def pattern_round(result: RoundResult, figures: Mapping[str, Figure] = NO_FIGURE
         voided=result.voided,
         codes=tuple(sorted({f.check for f in result.findings if f.check not in PATTERN_CHECKS})),
         decisions=_decisions(result),
-        false_alarm_units=config.patterns.advantage_false_alarm_units,
+        false_alarm_hours=config.patterns.advantage_false_alarm_hours,
         hold=round_hold(result, figures),
         units=units,
         short=_short(result, config),

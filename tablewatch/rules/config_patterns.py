@@ -20,10 +20,10 @@ What each statistic is and the false-alarm rate its default was set for is in
 - ``favours_seat_alpha`` (1e-6) and ``favours_seat_min_errors`` (3): the binomial test of
   the share of a dealer's errors in the players' favour that went to one seat or player
   (DEALER_FAVOURS_SEAT), the fewest such errors on it.
-- ``advantage_false_alarm_units`` (20000): the sequential test of a player's decisions
-  against the dealer's first card (ADVANTAGE_PLAY_SUSPECTED) flags at most one honest unit
-  (a player id, a seat in one dealer's down) in this many: its threshold is the log of it,
-  that of the table where the decision was made.
+- ``advantage_false_alarm_hours`` (10000): the sequential test of a player's decisions
+  against the dealer's first card (ADVANTAGE_PLAY_SUSPECTED) makes at most one false
+  finding per this many honest player-hours (a unit's threshold falls as it plays:
+  ``patterns/advantage_play.py``), that of the table where the decision was made.
 
 :func:`parse_patterns` refuses an unknown key or a bad value with a ``ValueError``
 naming the field and the reason (the configuration adds the table).
@@ -49,7 +49,7 @@ class PatternSettings:
     dealer_min_errors: int = 3
     favours_seat_alpha: float = 1e-6
     favours_seat_min_errors: int = 3
-    advantage_false_alarm_units: int = 20_000
+    advantage_false_alarm_hours: int = 10_000
 
 
 DEFAULT_PATTERNS: Final = PatternSettings()
@@ -94,8 +94,8 @@ def _checked(key: str, given: Any) -> int | float:
         raise ValueError(f"{where}: {given!r} is not a probability over 0 and under 1")
     if key.endswith("_min_errors") and given < 1:
         raise ValueError(f"{where}: {given} is under 1")
-    if key == "advantage_false_alarm_units" and given < 2:
-        raise ValueError(f"{where}: {given} is under 2")
+    if key == "advantage_false_alarm_hours" and given < 1:
+        raise ValueError(f"{where}: {given} is under 1")
     if key == "meter_cents_per_wager" and given < 0:
         raise ValueError(f"{where}: {given} is negative")
     if key.startswith("hold_") and not given > 0:

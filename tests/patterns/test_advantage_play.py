@@ -13,6 +13,7 @@ from tablewatch.patterns.advantage_play import (
     Settings,
     increment,
     round_increment,
+    threshold_after,
 )
 from tablewatch.rules.audit import Auditor
 from tablewatch.rules.config import parse_config
@@ -80,12 +81,13 @@ def test_an_honest_decision_s_likelihood_ratio_has_mean_one(taken: str, strategy
 def test_the_statistic_crosses_its_threshold_on_the_eighth_such_decision() -> None:
     # each decision multiplies the first alternative's (p 0.5, eps 0.02) likelihood ratio by
     # 0.51 / 0.135 and the second's (p 0.5, eps 0.25, sigma 0.25) by (0.5 + 0.125) / 0.25 =
-    # 2.5; the statistic is the log of their mean: 8.665 after 7, 9.977 after 8, against
-    # the threshold ln(20,000) = 9.903
+    # 2.5; the statistic is the log of their mean weighted 0.9 and 0.1: 9.205 after 7,
+    # 10.532 after 8, 11.860 after 9, against the threshold of a unit's first hour of play
+    # (these rounds take a minute each), ln(4 * 10,000 player-hours) = 10.597
     def statistic(n: int) -> float:
-        return math.log(((0.51 / 0.135) ** n + 2.5**n) / 2)
+        return math.log(0.9 * (0.51 / 0.135) ** n + 0.1 * 2.5**n)
 
-    assert statistic(7) < math.log(20_000) <= statistic(8)
+    assert statistic(8) < math.log(40_000) <= statistic(9)
     fold = AdvantagePlay(Settings())
     findings = []
     for n in range(1, 12):
@@ -100,19 +102,21 @@ def test_the_statistic_crosses_its_threshold_on_the_eighth_such_decision() -> No
         )
         if found is not None:
             findings.append((n, found))
-    assert [n for n, _ in findings] == [8]
+    assert [n for n, _ in findings] == [9]
     ((_, finding),) = findings
     assert finding.check == "ADVANTAGE_PLAY_SUSPECTED"
     assert finding.unit == "PC-9" and finding.table_id == "TCP-01" and finding.seat == 3
-    assert finding.statistic == pytest.approx(statistic(8))
-    assert finding.threshold == pytest.approx(math.log(20_000))
-    assert finding.false_alarm_rate == "at most 1 honest unit in 20,000"
+    assert finding.statistic == pytest.approx(statistic(9))
+    assert finding.threshold == pytest.approx(math.log(40_000))
+    assert finding.false_alarm_rate == (
+        "at most 1 per 10,000 honest player-hours (the threshold after 0.1 h of play)"
+    )
     assert len(finding.evidence) == 5  # the five heaviest rounds (equal weights: latest first)
     assert (finding.first_ts, finding.last_ts) == (
         "2026-12-01T10:01:00.000Z",
-        "2026-12-01T10:08:30.000Z",
+        "2026-12-01T10:09:30.000Z",
     )
-    assert fold.units["PC-9"].llr == pytest.approx(statistic(3))  # started again after it
+    assert fold.units["PC-9"].llr == pytest.approx(statistic(2))  # started again after it
 
 
 def _judged(floor: Floor) -> list[RoundResult]:
@@ -127,7 +131,7 @@ def test_honest_units_of_a_fixed_floor_raise_nothing(game: SimulatedGame) -> Non
     findings = [f for r in _judged(floor) for f in fold.feed(r)]
     assert findings == []
     assert len(fold.units) > 10  # seats in each dealer's down, every one of them judged
-    assert max(u.llr for u in fold.units.values()) < math.log(20_000)
+    assert max(u.llr for u in fold.units.values()) < math.log(10_000)
 
 
 @pytest.mark.parametrize(
@@ -176,7 +180,7 @@ def test_a_hole_carder_at_a_table_the_floor_lacks_is_refused() -> None:
 
 def test_the_threshold_is_the_deciding_tables_setting() -> None:
     config = copy.deepcopy(CONFIG)
-    config["tables"]["TCP-2"]["patterns"] = {"advantage_false_alarm_units": 2}
+    config["tables"]["TCP-2"]["patterns"] = {"advantage_false_alarm_hours": 1}
     t = table("TCP-2")
     t.round_start("R-1", "D-1")
     t.wager(1, "ante", 1_000, player_id="PC-3")
@@ -188,10 +192,12 @@ def test_the_threshold_is_the_deciding_tables_setting() -> None:
     (result,) = rounds([t], config)
     (finding,) = AdvantagePlay().feed(result)
     assert (finding.unit, finding.seat, finding.evidence) == ("PC-3", 1, (("TCP-2", "R-1"),))
-    assert finding.threshold == pytest.approx(math.log(2))
-    assert finding.false_alarm_rate == "at most 1 honest unit in 2"
-    config["tables"]["TCP-2"]["patterns"] = {"advantage_false_alarm_units": 1}
-    with pytest.raises(ValueError, match=r"patterns\.advantage_false_alarm_units: 1 is under 2"):
+    assert finding.threshold == pytest.approx(math.log(4))  # 2 * 1 h / half an hour
+    assert finding.false_alarm_rate == (
+        "at most 1 per 1 honest player-hours (the threshold after 0.0 h of play)"
+    )
+    config["tables"]["TCP-2"]["patterns"] = {"advantage_false_alarm_hours": 0}
+    with pytest.raises(ValueError, match=r"patterns\.advantage_false_alarm_hours: 0 is under 1"):
         configs(config)
 
 
@@ -220,3 +226,45 @@ def test_a_rounds_decisions_on_one_first_card_keep_the_honest_mean_of_one() -> N
     # one decision alone adds its own increment, as before
     single = _decision("only", "y")
     assert round_increment([single], 0.5, 0.02) == increment(single, 0.5, 0.02)
+
+
+@pytest.mark.parametrize(
+    ("weights", "reason"),
+    [((0.5,), "1 for 2 alternatives"), ((0.9, 0.2), "not positive summing to 1"),
+     ((1.0, 0.0), "not positive summing to 1")],
+)  # fmt: skip
+def test_settings_refuse_weights_that_break_the_bound(
+    weights: tuple[float, ...], reason: str
+) -> None:
+    with pytest.raises(ValueError, match=reason):
+        Settings(weights=weights)
+
+
+@pytest.mark.parametrize(
+    ("hours", "c"),
+    [(0.1, 40_000), (0.5, 40_000), (1.0, 40_000), (1.01, 20_000), (2.0, 20_000),
+     (3.0, 10_000), (4.0, 10_000), (6.0, 5_000), (8.0, 5_000), (12.0, 2_500),
+     (16.0, 2_500), (40.0, 2_500)],
+)  # fmt: skip
+def test_a_units_threshold_falls_as_it_plays(hours: float, c: int) -> None:
+    assert threshold_after(hours, 10_000) == pytest.approx(math.log(c))
+
+
+def test_the_thresholds_spend_at_most_one_false_finding_per_10000_player_hours() -> None:
+    """Ville's bound per epoch, summed over the epochs a unit of T hours reaches: at most
+    max(T, a quarter hour) / 10,000 (the rate the module's docstring states)."""
+    bounds = [0.5 * 2**k for k in range(8)]  # the epochs' ends: 0.5, 1, 2, ... 64 h
+    for hours in [0.05, 0.25, 0.5, 0.6, 0.99, 1.0, 1.5, 2.5, 5.0, 9.0, 15.9, 16.0, 33.0, 60.0]:
+        reached = [end for end in bounds if end < hours] + [hours]
+        spent = sum(math.exp(-threshold_after(at, 10_000)) for at in reached)
+        assert spent <= max(hours, 0.25) / 10_000 * (1 + 1e-12), hours
+
+
+def test_a_units_clock_counts_its_rounds_and_gaps_up_to_five_minutes() -> None:
+    fold = AdvantagePlay()
+    value = decision("play", "play", "play", 1.0)  # weighs nothing
+    fold.observe("PC-1", value, "T", "R-1", "2026-12-01T10:00:00.000Z", "2026-12-01T10:01:00.000Z")
+    fold.observe("PC-1", value, "T", "R-2", "2026-12-01T10:02:00.000Z", "2026-12-01T10:03:00.000Z")
+    # an hour away from the table: five minutes of it count
+    fold.observe("PC-1", value, "T", "R-3", "2026-12-01T11:03:00.000Z", "2026-12-01T11:04:00.000Z")
+    assert fold.units["PC-1"].played_ms == (1 + 1 + 1 + 1 + 5) * 60_000
