@@ -106,7 +106,8 @@ class ProductReader(ReadOnlyReader):
     the same shape (:func:`statement_shape`) differs from it only in literal values, which
     name no table and no function, and skips the two engine round trips of the check (the
     text check and the ``readonly`` session still apply to it). Never for callers' SQL:
-    there the check must see every statement (the worker's ``/query`` does)."""
+    there the checks see every statement but one sent again with the same text (the
+    worker's ``/query``: :class:`ReadOnlyReader`)."""
 
     def __init__(self, client: Any, limits: QueryLimits, *, embedded: bool) -> None:
         super().__init__(client, limits, embedded=embedded)

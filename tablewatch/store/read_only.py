@@ -21,12 +21,19 @@ on its own:
    engine these are set on the reader's own connection before ``readonly``, so
    no query can lift them; on a server they go with every query, and the
    reader's user should carry the same profile (``docs/store.md``).
+
+A statement that passed the checks is remembered with the engine's text of it (the last
+:data:`CHECKED_KEPT`, per reader and the tables its caller's role adds): a dashboard's
+panel, sent again at every refresh, runs without the two statements the checks cost. The
+verdict rests on the text alone, except where a CTE's name was looked up among the
+database's tables: those are checked again each time.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -106,6 +113,7 @@ _SHOW_TABLES = re.compile(r"\s*SHOW\s+(?:FULL\s+)?TABLES\b", re.IGNORECASE)
 # tables of any database: left out of what the caller is told.
 _TABLE_HINT = re.compile(r" ?Maybe you meant [^\s?]+\?")
 MAX_SQL_LENGTH = 100_000
+CHECKED_KEPT = 256  # statements remembered with their checked text, per reader
 
 
 class QueryRefused(Exception):
@@ -148,6 +156,9 @@ class ReadOnlyReader:
         else:
             self._settings = settings
         self.database = str(self._query("SELECT currentDatabase()").result_rows[0][0])
+        # (caller's text, tables the role adds) -> the engine's text, checked
+        self._checked: OrderedDict[tuple[str, frozenset[str]], str] = OrderedDict()
+        self._looked_up = False  # whether the check in progress looked a name up
 
     def run(self, sql: str, *, also: frozenset[str] = frozenset()) -> Answer:
         """Run one caller's statement, which may read the tables ``also`` beyond
@@ -193,7 +204,22 @@ class ReadOnlyReader:
         return Answer(columns, rows)
 
     def checked(self, sql: str, *, also: frozenset[str] = frozenset()) -> str:
-        """The engine's text of ``sql`` once it passed every check: what :meth:`run` runs."""
+        """The engine's text of ``sql`` once it passed every check: what :meth:`run` runs
+        (remembered: see the module's docstring)."""
+        key = (sql, also)
+        canonical = self._checked.get(key)
+        if canonical is not None:
+            self._checked.move_to_end(key)
+            return canonical
+        self._looked_up = False
+        canonical = self._check(sql, also)
+        if not self._looked_up:
+            self._checked[key] = canonical
+            if len(self._checked) > CHECKED_KEPT:
+                self._checked.popitem(last=False)
+        return canonical
+
+    def _check(self, sql: str, also: frozenset[str]) -> str:
         if len(sql) > MAX_SQL_LENGTH:
             raise QueryRefused(f"the statement is longer than {MAX_SQL_LENGTH:,} characters")
         if "\x00" in sql:
@@ -293,6 +319,7 @@ class ReadOnlyReader:
         """Whether the product's database holds a table, view or dictionary ``name``. A
         name a CTE of the statement also has (or a window: ``_cte_names`` reads the text)
         still reads that table wherever no such CTE is in scope."""
+        self._looked_up = True
         query = "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = "
         return bool(self._query(query + _string_literal(name)).result_rows[0][0])
 

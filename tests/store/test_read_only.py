@@ -301,3 +301,68 @@ def test_a_read_with_no_rows_still_answers_its_columns(reader: ReadOnlyReader) -
         "UNION ALL SELECT table_id, check, 3 FROM findings_v WHERE 0"
     )
     assert (list(answer.columns), list(answer.rows)) == (["table_id", "code", "n"], [])
+
+
+def _engine_statements(reader: ReadOnlyReader, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The statements the reader's checks send to the engine from now on."""
+    sent: list[str] = []
+    query = reader._query
+
+    def counted(sql: str) -> object:
+        sent.append(sql)
+        return query(sql)
+
+    monkeypatch.setattr(reader, "_query", counted)
+    return sent
+
+
+def test_a_statement_sent_again_skips_the_checks_it_passed(
+    reader: ReadOnlyReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = _engine_statements(reader, monkeypatch)
+    sql = "SELECT count() FROM schema_migrations WHERE name = 'filler'"
+    assert reader.run(sql).rows == [(50,)]
+    checks = len(sent)
+    assert checks == 2  # formatQuerySingleLine and EXPLAIN AST
+    assert reader.run(sql).rows == [(50,)]
+    assert len(sent) == checks  # none the second time
+    # another text, another role's tables: checked again
+    reader.run(sql + " LIMIT 2")
+    reader.run(sql, also=frozenset({"access_log"}))
+    assert len(sent) == 3 * checks
+
+
+def test_a_refused_statement_is_refused_every_time(
+    reader: ReadOnlyReader, secret: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sql = f"SELECT * FROM file('{secret}', 'LineAsString')"
+    sent = _engine_statements(reader, monkeypatch)
+    for _ in range(3):
+        with pytest.raises(QueryRefused, match="table function file"):
+            reader.run(sql)
+    assert len(sent) == 6  # checked each time, never remembered
+
+
+def test_a_statement_whose_cte_name_was_looked_up_is_checked_every_time(
+    reader: ReadOnlyReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sql = "WITH recent AS (SELECT 1 AS x) SELECT x FROM recent"
+    sent = _engine_statements(reader, monkeypatch)
+    assert reader.run(sql).rows == [(1,)]
+    assert reader.run(sql).rows == [(1,)]
+    lookups = [s for s in sent if "system.tables" in s]
+    assert len(lookups) == 2
+
+
+def test_the_checked_statements_kept_are_bounded(
+    reader: ReadOnlyReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tablewatch.store.read_only.CHECKED_KEPT", 3)
+    sent = _engine_statements(reader, monkeypatch)
+    for n in range(5):
+        reader.run(f"SELECT {n}")
+    assert len(sent) == 10
+    reader.run("SELECT 4")  # kept
+    assert len(sent) == 10
+    reader.run("SELECT 0")  # pushed out by the later ones
+    assert len(sent) == 12
