@@ -2,6 +2,7 @@
 
     python benchmarks/bench_pipeline.py [--events 100000] [--rate 1000] [--seconds 60]
                                         [--load-cores 1] [--linger-ms 100] [--poll-ms 50]
+                                        [--poll recent|named]
                                         [--warmup 5] [--only throughput|latency]
                                         [--partitions 4 ...] [--vs-without-refresh] [--json]
 
@@ -22,9 +23,12 @@
    not yet posted, or at once when a round ends (one POST at a time per table). For
    each round: from the answer to the POST carrying its ``round_end`` to its row in
    ``rounds_v`` AND all its findings (its finding_count) being returned by the
-   worker's /query, polled every ``--poll-ms`` with ONE statement naming the rounds
-   still awaited (:func:`latency_probe.awaited_sql`; the polling resolution is in
-   the figures: poll_period_ms). Rounds answered in the first ``--warmup`` s are not counted.
+   worker's /query, polled every ``--poll-ms`` with ONE statement: the same text at
+   every poll, the rounds judged in the last seconds (:func:`latency_probe.recent_sql`,
+   as a live page's panel refreshes; ``--poll named``, or a round awaited over 2 s:
+   one naming the rounds still awaited, :func:`latency_probe.awaited_sql`). The
+   polling resolution is in the figures: poll_period_ms. Rounds answered in the
+   first ``--warmup`` s are not counted.
    Figures for every round and for the rounds carrying a finding; the CPU (cores)
    of the worker, the ingest endpoint, the benchmark and the load while sending, and
    the worker's CPU per poll (measured after the run: what the polling costs it).
@@ -58,6 +62,7 @@ from latency_probe import (
     cpu_load,
     cpu_seconds,
     quantiles,
+    recent_sql,
 )
 
 from tablewatch.kafka_access import DEFAULT_BOOTSTRAP, KafkaAccess
@@ -183,6 +188,7 @@ def throughput(
 class PollStats:
     polls: int = 0
     capped: int = 0  # polls naming MAX_AWAITED_PER_POLL rounds while more were awaited
+    named: int = 0  # polls naming the rounds awaited (the others: the recent poll)
     busy: int = 0  # /query answered other than 200 (503: its threads busy)
     query_s: list[float] = field(default_factory=list)  # each poll's round trip
     answers: list[float] = field(default_factory=list)  # when each poll was answered
@@ -196,18 +202,26 @@ async def poll_worker(
     every: float,
     stats: PollStats,
     stop: asyncio.Event,
+    named: bool = False,
 ) -> None:
-    """Every ``every`` s, ONE /query naming the rounds still awaited (none: no query); the
+    """Every ``every`` s while rounds are awaited, ONE /query: the recent poll
+    (:func:`latency_probe.recent_sql`; ``named``, or a round awaited longer than
+    :data:`latency_probe.FALLBACK_S`: one naming the rounds awaited, the oldest first); the
     worker's /metrics once a second."""
     url = f"http://127.0.0.1:{port}"
     next_metrics = 0.0
+    recent = recent_sql()
     while not stop.is_set():
         began = time.monotonic()
         pending = awaited.pending(MAX_AWAITED_PER_POLL + 1)
         if pending:
-            stats.capped += len(pending) > MAX_AWAITED_PER_POLL
-            asked = pending[:MAX_AWAITED_PER_POLL]
-            sql = awaited_sql(asked, awaited.findings_awaited(asked))
+            if named or awaited.overdue(began):
+                stats.named += 1
+                stats.capped += len(pending) > MAX_AWAITED_PER_POLL
+                asked = pending[:MAX_AWAITED_PER_POLL]
+                sql = awaited_sql(asked, awaited.findings_awaited(asked))
+            else:
+                sql = recent
             async with session.get(f"{url}/query", params={"sql": sql}) as reply:
                 body = await reply.json()
                 status = reply.status
@@ -237,6 +251,7 @@ async def drive_floor(
     poll_every: float,
     pids: dict[str, int],
     load: CpuLoad,
+    named: bool = False,
 ) -> tuple[Awaited, Posted, PollStats, dict[str, float]]:
     """The floor's events handed to their tables' controllers at a steady ``rate`` in their
     order, for ``seconds``; polled until every round answered is queryable (at most 30 s
@@ -252,7 +267,7 @@ async def drive_floor(
         }
         runs = [asyncio.create_task(c.run(done)) for c in controllers.values()]
         poller = asyncio.create_task(
-            poll_worker(session, worker_port, awaited, poll_every, stats, stop)
+            poll_worker(session, worker_port, awaited, poll_every, stats, stop, named)
         )
         cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
         own_before, load_before = time.process_time(), load.cpu_seconds()
@@ -284,17 +299,25 @@ async def drive_floor(
             await asyncio.sleep(0.1)
         stop.set()
         await poller
-        cpu["poll_worker_cpu_ms"] = await poll_cost(session, worker_port, pids["worker"], awaited)
+        cpu["poll_worker_cpu_ms"] = await poll_cost(
+            session, worker_port, pids["worker"], awaited, named
+        )
     return awaited, posted, stats, {"events_sent": count, "send_s": elapsed, **cpu}
 
 
 async def poll_cost(
-    session: aiohttp.ClientSession, port: int, pid: int, awaited: Awaited, polls: int = 40
+    session: aiohttp.ClientSession,
+    port: int,
+    pid: int,
+    awaited: Awaited,
+    named: bool,
+    polls: int = 40,
 ) -> float:
-    """The worker's CPU (ms) per poll, once the run is over: ``polls`` polls naming the last
-    15 rounds (and the findings of those carrying any), less the worker's idle CPU."""
+    """The worker's CPU (ms) per poll, once the run is over: ``polls`` polls of the
+    statement polled (the recent poll, reading nothing new by then; ``named``: naming the
+    last 15 rounds and the findings of those carrying any), less the worker's idle CPU."""
     last = list(awaited.queryable)[-15:]
-    sql = awaited_sql(last, [k for k in last if awaited.findings[k]])
+    sql = awaited_sql(last, [k for k in last if awaited.findings[k]]) if named else recent_sql()
     url = f"http://127.0.0.1:{port}/query"
     idle_from, idle_cpu = time.monotonic(), cpu_seconds(pid)
     await asyncio.sleep(2.0)
@@ -317,6 +340,7 @@ def latency(
     poll_ms: float = 50.0,
     warmup_s: float = 5.0,
     worker_extra: tuple[str, ...] = (),
+    poll: str = "recent",
 ) -> dict[str, Any]:
     """Round end → queryable, as a user waits for it: from the answer to the POST carrying a
     round's ``round_end`` (``serve-ingest``) to its ``rounds_v`` row and all its findings
@@ -345,7 +369,7 @@ def latency(
                 stream, rate=rate, seconds=seconds + warmup_s, ingest_url=f"{ingest_url}/events",
                 worker_port=worker_port, linger=linger_ms / 1000, poll_every=poll_ms / 1000,
                 pids={"worker": worker_process.pid, "ingest": ingest_process.pid},
-                load=load,
+                load=load, named=poll == "named",
             )
         )  # fmt: skip
     first = min(awaited.answered.values(), default=0.0)
@@ -375,6 +399,8 @@ def latency(
         **{f"finding_latency_ms_{k}": v for k, v in finding_ms.items()},
         "poll_every_ms": poll_ms,
         "polls": stats.polls,
+        "poll": poll,
+        "polls_named": stats.named,
         "polls_capped": stats.capped,
         "polls_busy": stats.busy,
         **{f"poll_period_ms_{k}": v for k, v in quantiles(periods).items()},
@@ -415,6 +441,13 @@ def main() -> None:
     )
     parser.add_argument(
         "--poll-ms", type=float, default=50.0, help="latency: /query poll interval  [default: 50]"
+    )
+    parser.add_argument(
+        "--poll",
+        choices=("recent", "named"),
+        default="recent",
+        help="latency: poll the rounds judged in the last seconds (one text, checked once), "
+        "or name the rounds awaited  [default: recent]",
     )
     parser.add_argument(
         "--warmup",
@@ -470,7 +503,7 @@ def main() -> None:
             results["latency"] = latency(
                 root, options.rate, options.seconds, load_cores=options.load_cores,
                 linger_ms=options.linger_ms, poll_ms=options.poll_ms, warmup_s=options.warmup,
-                worker_extra=tuple(options.worker_options),
+                worker_extra=tuple(options.worker_options), poll=options.poll,
             )  # fmt: skip
     if options.json:
         print(json.dumps(results))

@@ -109,6 +109,28 @@ def awaited_sql(
     return sql
 
 
+# The recent poll reads the rounds judged in the last RECENT_S seconds; a round awaited
+# longer than FALLBACK_S since its round_end was answered is asked for by name instead.
+RECENT_S = 3
+FALLBACK_S = 2.0
+
+
+def recent_sql() -> str:
+    """One statement, the same text at every poll (as a live page's panel sends it again at
+    each refresh): rows ``('round', table, round, finding_count)`` of the rounds in
+    ``rounds_v`` judged in the last :data:`RECENT_S` seconds, and ``('findings', table,
+    round, n)``: how many findings the store holds of each of them (a round's findings carry
+    its judged_at). The worker checks a text it has already checked once only
+    (``store/read_only.py``), so this poll costs it the statement alone."""
+    since = f"now64(3) - INTERVAL {RECENT_S} SECOND"
+    return (
+        "SELECT 'round' AS kind, table_id, round_id, toUInt64(finding_count) AS n FROM rounds_v "
+        f"WHERE judged_at >= {since} "
+        "UNION ALL SELECT 'findings' AS kind, table_id, round_id, uniqExact(finding_id) AS n "
+        f"FROM findings WHERE judged_at >= {since} GROUP BY table_id, round_id"
+    )
+
+
 @dataclass
 class Awaited:
     """Rounds whose ``round_end`` was answered by the ingest endpoint, until each is queryable:
@@ -126,6 +148,11 @@ class Awaited:
         """The rounds answered and not yet queryable, the oldest first, at most ``limit``."""
         waiting = [k for k in self.answered if k not in self.queryable]
         return waiting[:limit]
+
+    def overdue(self, now: float, after: float = FALLBACK_S) -> bool:
+        """Whether a round answered more than ``after`` seconds before ``now`` is awaited
+        still (the recent poll may no longer show it: ask for it by name)."""
+        return any(now - at > after for k, at in self.answered.items() if k not in self.queryable)
 
     def findings_awaited(self, rounds: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
         """Those of ``rounds`` not yet queryable that may carry findings: their row not yet
