@@ -235,9 +235,10 @@ class Worker:
 
         @app.timer(settings.rollup_seconds)  # type: ignore[untyped-decorator]
         async def refresh_rollups() -> None:  # a failure is logged, counted, read again next
-            await asyncio.get_running_loop().run_in_executor(
-                self.store_thread, self.rollups.refresh
-            )
+            loop = asyncio.get_running_loop()
+            for step in self.rollups.steps():  # a batch waits for one rollup, not all of them
+                if not await loop.run_in_executor(self.store_thread, step):
+                    return
 
         @app.timer(10.0)  # type: ignore[untyped-decorator]
         async def silence() -> None:

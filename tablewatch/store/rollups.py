@@ -4,8 +4,10 @@ The dashboards and a few readers read rollups (``findings_by_minute``, ``rounds_
 ``table_activity``, ``hold_by_round``, ``procedure_events``, ``round_judgements``,
 ``round_index``) rather than the facts (``raw_events``, ``rounds``, ``settlements``,
 ``findings``). They are filled by :func:`refresh_rollups`, a step the worker runs every
-``--rollup-seconds`` on its store thread and ``tablewatch db refresh-rollups`` runs once,
-never inside an insert of facts (migration 0019 dropped the materialized views that did).
+``--rollup-seconds`` on its store thread (one rollup at a time, its batches' inserts
+free to run between two: :meth:`RollupRefresher.steps`) and ``tablewatch db
+refresh-rollups`` runs once, never inside an insert of facts (migration 0019 dropped the
+materialized views that did).
 
 A refresh reads, for each rollup, the facts whose ``stored_at`` (the server's clock when
 the row was inserted, migration 0019) lies between the rollup's ``covered`` mark and now,
@@ -28,8 +30,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the dashboards import the names here without the client library
@@ -202,28 +205,61 @@ def refresh_rollups(
     ``since``: given the store's time now (ms), the earliest ``stored_at`` a row written
     since the caller's previous refresh can carry, read from there too if it is before a
     mark (the sole writer's guard against its clock stepped back, :class:`RollupRefresher`)."""
-    started = time.perf_counter()
-    names = tuple(rollups)
-    unknown = [n for n in names if n not in STATEMENTS]
-    if unknown:
-        raise ValueError(f"rollup {unknown[0]!r}: no such rollup (known: {', '.join(ROLLUPS)})")
-    hi = int(client.query("SELECT toUnixTimestamp64Milli(now64(3))").result_rows[0][0])
-    covered = covered_marks(client)
-    floor = since(hi) if since is not None else None
-    for name in names:
-        lo = covered.get(name, 0)
-        if floor is not None:
-            lo = min(lo, max(0, floor))
-        window = _WINDOW.format(lo=int(lo), hi=hi)
+    run = RefreshRun(client, tuple(rollups), overlap_ms, since)
+    run.start()
+    for name in run.names:
+        run.rollup(name)
+    return run.finish()
+
+
+@dataclass(slots=True)
+class RefreshRun:
+    """One refresh in its steps, run one after another on the client's thread:
+    :meth:`start` (the store's time, each rollup's window), :meth:`rollup` for each of
+    ``names``, :meth:`finish` (the watermarks). Another statement of the thread may run
+    between two steps: a row it inserts carries a ``stored_at`` later than the time read at
+    the start (the same clock, read before), or equal to it, which the next refresh reads
+    again (its window starts there, inclusive) and a rollup reads twice without harm.
+    A step that raises leaves the watermarks where they were: the next refresh reads the
+    window again."""
+
+    client: Client
+    names: tuple[str, ...]
+    overlap_ms: int = OVERLAP_MS
+    since: Callable[[int], int] | None = None
+    hi: int = 0
+    covered: dict[str, int] = field(default_factory=dict)
+    floor: int | None = None  # read from here too, if it is before a rollup's mark
+    started: float = 0.0
+
+    def __post_init__(self) -> None:
+        unknown = [n for n in self.names if n not in STATEMENTS]
+        if unknown:
+            raise ValueError(f"rollup {unknown[0]!r}: no such rollup (known: {', '.join(ROLLUPS)})")
+
+    def start(self) -> None:
+        self.started = time.perf_counter()
+        client = self.client
+        self.hi = int(client.query("SELECT toUnixTimestamp64Milli(now64(3))").result_rows[0][0])
+        self.covered = covered_marks(client)
+        self.floor = self.since(self.hi) if self.since is not None else None
+
+    def rollup(self, name: str) -> None:
+        lo = self.covered.get(name, 0)
+        if self.floor is not None:
+            lo = min(lo, max(0, self.floor))
+        window = _WINDOW.format(lo=int(lo), hi=self.hi)
         for statement in STATEMENTS[name]:
-            client.command(statement.replace("{window}", window))
-    mark = max(0, hi - overlap_ms)
-    client.insert(
-        WATERMARKS,
-        [[name, hi, max(mark, covered.get(name, 0))] for name in names],
-        column_names=["name", "watermark", "covered"],
-    )
-    return Refreshed(hi, time.perf_counter() - started, names)
+            self.client.command(statement.replace("{window}", window))
+
+    def finish(self) -> Refreshed:
+        mark = max(0, self.hi - self.overlap_ms)
+        self.client.insert(
+            WATERMARKS,
+            [[name, self.hi, max(mark, self.covered.get(name, 0))] for name in self.names],
+            column_names=["name", "watermark", "covered"],
+        )
+        return Refreshed(self.hi, time.perf_counter() - self.started, self.names)
 
 
 def covered_marks(client: Client) -> dict[str, int]:
@@ -286,21 +322,45 @@ class RollupRefresher:
         return now_ms - elapsed_ms - SOLE_WRITER_SLACK_MS
 
     def refresh(self) -> None:
+        """One refresh, all its steps at once (see :meth:`steps`)."""
+        for step in self.steps():
+            if not step():
+                return
+
+    def steps(self) -> Iterator[Callable[[], bool]]:
+        """One refresh as its steps (:class:`RefreshRun`: the start, each rollup, the
+        watermarks), each to be run on the client's thread once the one before has returned
+        True: an insert queued on that thread meanwhile runs between two steps rather than
+        after the whole refresh (the worker's batches wait for one rollup at most). A step
+        that fails is logged and counted and returns False: stop there."""
         read_at = time.monotonic()
-        try:
-            done = refresh_rollups(
-                self.client,
-                overlap_ms=self.overlap_ms,
-                since=self._since if self.overlap_ms == 0 else None,
-            )
-        except Exception:
-            self.failures += 1
-            log.exception("refreshing the rollups failed; the next refresh reads again")
-            return
-        self._read_at = read_at
-        self.refreshes += 1
-        self.last_seconds = done.seconds
-        self.watermark_ms = done.watermark_ms
+        run = RefreshRun(
+            self.client, ROLLUPS, self.overlap_ms, self._since if self.overlap_ms == 0 else None
+        )
+
+        def guarded(step: Callable[[], object]) -> Callable[[], bool]:
+            def guarded_step() -> bool:
+                try:
+                    step()
+                except Exception:
+                    self.failures += 1
+                    log.exception("refreshing the rollups failed; the next refresh reads again")
+                    return False
+                return True
+
+            return guarded_step
+
+        def finish() -> None:
+            done = run.finish()
+            self._read_at = read_at
+            self.refreshes += 1
+            self.last_seconds = done.seconds
+            self.watermark_ms = done.watermark_ms
+
+        yield guarded(run.start)
+        for name in ROLLUPS:
+            yield guarded(partial(run.rollup, name))
+        yield guarded(finish)
 
     def metrics(self) -> dict[str, float | int | None]:
         lag = None if not self.watermark_ms else self.clock() - self.watermark_ms / 1000

@@ -95,6 +95,41 @@ def test_refreshed_rollups_hold_what_the_views_gave(tmp_path: Path, audited: Aud
         assert by_refresh[name] == by_views[name], name
 
 
+def test_batches_written_between_a_refreshs_steps_are_rolled_up_all_the_same(
+    tmp_path: Path, audited: Audited
+) -> None:
+    """The worker runs a refresh one rollup at a time on its store thread, its batches'
+    inserts free to run between two steps: each write here lands inside a refresh, after
+    some rollups have read their window and before the others; the next refresh reads the
+    rest. The rollups end equal to those of refreshes run between the writes."""
+    plain = connect(dsn_of(tmp_path / "plain"))
+    try:
+        migrate(plain)
+        write_floor(plain, audited, lambda: refresh_rollups(plain, overlap_ms=0))
+        expected = contents(plain)
+    finally:
+        plain.close()
+    stepped = connect(dsn_of(tmp_path / "stepped"))
+    try:
+        migrate(stepped)
+        refresher = RollupRefresher.sole_writer(stepped)
+        writer = StoreWriter(stepped)
+        steps_run = []
+        for judged_at in (JUDGED_AT, JUDGED_AT, JUDGED_AT + 60_000):
+            steps = list(enumerate(refresher.steps()))
+            for n, step in steps:
+                assert step()
+                if n == 3:  # the start and two rollups done, five to come
+                    writer.insert_batch(audited.batch(judged_at_ms=judged_at))
+            steps_run.append(len(steps))
+        assert steps_run == [len(ROLLUPS) + 2] * 3  # the start, each rollup, the watermarks
+        refresher.refresh()
+        assert (refresher.refreshes, refresher.failures) == (4, 0)
+        assert contents(stepped) == expected
+    finally:
+        stepped.close()
+
+
 def test_an_insert_writes_the_facts_only(store: Client, audited: Audited) -> None:
     views = store.query(
         "SELECT name FROM system.tables WHERE database = currentDatabase() "
