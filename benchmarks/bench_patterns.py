@@ -318,14 +318,18 @@ def _advantage_run(
     return detected, false_alarms, len(spans), hours, rounds, table_hours
 
 
-def advantage_play(options: Options, games: Sequence[str] = ADVANTAGE_GAMES) -> list[Row]:
+def advantage_play(
+    options: Options,
+    games: Sequence[str] = ADVANTAGE_GAMES,
+    strengths: Sequence[float] = ADVANTAGE_SEES,
+) -> list[Row]:
     """ADVANTAGE_PLAY_SUSPECTED: a hole-carder who sees the first hidden card in a share p of
-    rounds, on floors of each of ``games``; honest floors of the same seeds and size for the
-    false alarms, per player-hour."""
+    rounds (each of ``strengths``), on floors of each of ``games``; honest floors of the
+    same seeds and size for the false alarms, per player-hour."""
     rows = []
     for game in games:
         title = simulated(game).rules.title
-        for sees in (None, *ADVANTAGE_SEES):
+        for sees in (None, *strengths):
             started = time.perf_counter()
             found: list[int] = []
             alarms = units = rounds = 0
@@ -410,6 +414,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=",".join(ADVANTAGE_GAMES),
         help="the games of the advantage part, comma-separated",
     )
+    parser.add_argument(
+        "--advantage-sees",
+        default=",".join(f"{p:g}" for p in ADVANTAGE_SEES),
+        help="the hole-carder's shares of rounds seen, comma-separated (honest floors too)",
+    )
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in PARTS]
@@ -420,7 +429,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in chosen:
         if name == "advantage":
             games = [g.strip() for g in args.advantage_games.split(",") if g.strip()]
-            rows += advantage_play(options, games)
+            strengths = [float(p) for p in args.advantage_sees.split(",") if p.strip()]
+            rows += advantage_play(options, games, strengths)
         else:
             rows += PARTS[name](options)
     if args.json:

@@ -43,20 +43,20 @@ The false-alarm rate is stated per player-hour: ``H``, the deciding table's
 ``patterns.advantage_false_alarm_hours`` (rules/config_patterns.py, default 10,000),
 the honest player-hours per false finding at most. A unit's threshold falls as it
 plays: with T its hours of play (its rounds' durations and the gaps between them, a gap
-counted up to :data:`GAP_MS`), in the epochs (0, t0], (t0, 2·t0], (2·t0, 4·t0], ...
-(t0 = :data:`EPOCH_HOURS`, half an hour) the threshold is ``ln c_k`` with
-
-    c_0 = 2H / t0,  c_k = 2H / (t0·2^(k-1)) for the k-th epoch after the first,
-
-the last from :data:`LAST_EPOCH_HOURS` (16 h) on. An honest unit is flagged in epoch k
-with probability at most 1/c_k, so one that plays T hours (T > t0, in epoch K) with
-probability at most the sum, t0·2^K / (2H) < T / H, and one that plays less than t0 at
-most t0 / (2H): at most one false finding per ``H`` player-hours, whatever the units'
-lengths (those under a quarter hour counted as a quarter hour). At the default
-(``H`` = 10,000) the threshold is ln 40,000 = 10.60 in a unit's first hour, ln 20,000
-from one hour to two, ln 10,000 to four, ln 5,000 to eight. (The bound takes a unit's hours
-of play as not chosen by its statistic, which a player cannot compute: it needs every
-decision's values against the dealer's cards.)
+counted up to :data:`GAP_MS`), in the epochs (0, 2 h], (2 h, 4 h], (4 h, 8 h],
+(8 h, 16 h] and past 16 h (:data:`EPOCHS`) the threshold is ``ln(H / b)``, ``b`` the
+epoch's budget in hours: a quarter hour for the first, then the length of the epoch
+before (2 h less the quarter hour for the second). An honest unit is flagged in an
+epoch with probability at most ``b / H`` (Ville's inequality), so one that plays T
+hours, which reaches the epochs up to T's, with probability at most their budgets'
+sum over H: the start of T's epoch, or a quarter hour in the first, so at most
+``max(T, ¼ h) / H``: at most one false finding per ``H`` player-hours, whatever the
+units' lengths (those under a quarter hour counted as a quarter hour). At the default
+the threshold is ln 40,000 = 10.60 in a unit's first two hours, then ln 5,714 = 8.65,
+ln 5,000 = 8.52 from four hours, ln 2,500 = 7.82 from eight, ln 1,250 = 7.13 from
+sixteen: a unit is judged on two hours of play unless its evidence is overwhelming.
+(The bound takes a unit's hours of play as not chosen by its statistic, which a player
+cannot compute: it needs every decision's values against the dealer's cards.)
 
 The finding names the rounds whose decisions weighed most (the largest increments).
 After a finding the unit's statistic and clock start again from 0.
@@ -86,8 +86,8 @@ STATISTIC: Final = "log-likelihood ratio"
 # (sees, error_rate) of the alternatives whose likelihood ratios are averaged
 ALTERNATIVES: Final = ((0.5, 0.02), (0.5, 0.25))
 WEIGHTS: Final = (0.9, 0.1)  # of the alternatives' likelihood ratios in their mean
-EPOCH_HOURS: Final = 0.5  # t0: the first epoch of a unit's play
-LAST_EPOCH_HOURS: Final = 16.0  # the threshold falls no further after this much play
+EPOCHS: Final = (2.0, 4.0, 8.0, 16.0)  # the ends of a unit's epochs of play, in hours
+FLOOR_HOURS: Final = 0.25  # a unit's first epoch's budget: the least play it is counted for
 GAP_MS: Final = 5 * 60_000  # a gap between a unit's rounds counts as play up to this
 HOUR_MS: Final = 3_600_000
 EVIDENCE_ROUNDS: Final = 5
@@ -131,12 +131,12 @@ class Settings:
 
 def threshold_after(hours: float, false_alarm_hours: float) -> float:
     """The threshold of a unit that has played ``hours``, for at most one false finding per
-    ``false_alarm_hours`` honest player-hours (see the module's docstring)."""
-    played = min(hours, LAST_EPOCH_HOURS)
-    if played <= EPOCH_HOURS:
-        return math.log(2 * false_alarm_hours / EPOCH_HOURS)
-    epoch = math.ceil(math.log2(played / EPOCH_HOURS))
-    return math.log(2 * false_alarm_hours / (EPOCH_HOURS * 2 ** (epoch - 1)))
+    ``false_alarm_hours`` honest player-hours (see the module's docstring): ln(H / b), b
+    the budget of ``hours``' epoch."""
+    starts = (FLOOR_HOURS, *EPOCHS)  # each epoch's budget: the start of the next less this
+    epoch = sum(hours > end for end in EPOCHS)
+    budget = FLOOR_HOURS if epoch == 0 else starts[epoch] - starts[epoch - 1]
+    return math.log(false_alarm_hours / budget)
 
 
 def false_alarm_rate(threshold: float, false_alarm_hours: float | None, hours: float) -> str:
