@@ -72,6 +72,18 @@ def one(client: Client, sql: str) -> int:
     return int(client.query(sql).result_rows[0][0])
 
 
+def refreshed_after_each_write(path: Path, audited: Audited) -> dict[str, list[tuple[Any, ...]]]:
+    """The rollups of a store at ``path`` refreshed after each write of the floor, with no
+    overlap (each refresh reads only its window)."""
+    client = connect(dsn_of(path))
+    try:
+        migrate(client)
+        write_floor(client, audited, lambda: refresh_rollups(client, overlap_ms=0))
+        return contents(client)
+    finally:
+        client.close()
+
+
 def test_refreshed_rollups_hold_what_the_views_gave(tmp_path: Path, audited: Audited) -> None:
     viewed = connect(dsn_of(tmp_path / "views"))
     try:
@@ -81,14 +93,7 @@ def test_refreshed_rollups_hold_what_the_views_gave(tmp_path: Path, audited: Aud
         by_views = contents(viewed)
     finally:
         viewed.close()
-    refreshed = connect(dsn_of(tmp_path / "refreshed"))
-    try:
-        migrate(refreshed)
-        # refreshed after each write, with no overlap: each refresh reads only its window
-        write_floor(refreshed, audited, lambda: refresh_rollups(refreshed, overlap_ms=0))
-        by_refresh = contents(refreshed)
-    finally:
-        refreshed.close()
+    by_refresh = refreshed_after_each_write(tmp_path / "refreshed", audited)
     assert set(CONTENT) == set(ROLLUPS)
     for name in ROLLUPS:
         assert by_views[name], f"{name}: the floor filled nothing to compare"
@@ -102,13 +107,7 @@ def test_batches_written_between_a_refreshs_steps_are_rolled_up_all_the_same(
     inserts free to run between two steps: each write here lands inside a refresh, after
     some rollups have read their window and before the others; the next refresh reads the
     rest. The rollups end equal to those of refreshes run between the writes."""
-    plain = connect(dsn_of(tmp_path / "plain"))
-    try:
-        migrate(plain)
-        write_floor(plain, audited, lambda: refresh_rollups(plain, overlap_ms=0))
-        expected = contents(plain)
-    finally:
-        plain.close()
+    expected = refreshed_after_each_write(tmp_path / "plain", audited)
     stepped = connect(dsn_of(tmp_path / "stepped"))
     try:
         migrate(stepped)
