@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+
+if TYPE_CHECKING:
+    from tablewatch.rules.findings import Finding
 
 EVENTS = "table-events"
 DEAD_LETTERS = "table-events-dlq"
@@ -58,6 +61,19 @@ class Topics:
 def table_key(table_id: str) -> bytes:
     """The key of a message about ``table_id``, in every topic."""
     return table_id.encode()
+
+
+_JSON = msgspec.json.Encoder()
+
+
+def finding_message(finding: Finding, start_event_id: str, finding_id: str) -> tuple[bytes, bytes]:
+    """A ``findings`` message, (key, value): the finding, with ``start_event_id`` of the
+    judged round it is part of ("" for a table-level finding) and the ``finding_id`` of its
+    stored row, as the row has them (a reader links the message to the stored finding
+    without computing the id: that of EVENT_NOT_PROCESSED rests on the message's Kafka
+    coordinates). The worker's findings and the patterns companion's alike."""
+    value = finding.as_dict() | {"start_event_id": start_event_id, "finding_id": finding_id}
+    return table_key(finding.table_id), _JSON.encode(value)
 
 
 # ---- dead letters -----------------------------------------------------------

@@ -8,7 +8,8 @@ one before. A step stopped between the two is made again from the checkpoint bef
 with the same findings under the same ids: ``findings`` keeps one row per id.
 
 :func:`finding_messages` gives the findings as messages of the ``findings`` topic, in the
-worker's format, for the alerter.
+worker's format (:func:`~tablewatch.topics.finding_message`), for the alerter, from the rows
+:func:`write_step` stored.
 """
 
 from __future__ import annotations
@@ -19,18 +20,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-import msgspec
 from clickhouse_connect.driver.client import Client
 
 from tablewatch.patterns.companion_loop import Step
 from tablewatch.patterns.finding import PatternFinding
 from tablewatch.store.rows import FindingRow, finding_row
 from tablewatch.store.writer import StoreWriter
-from tablewatch.topics import table_key
+from tablewatch.topics import finding_message
 
 CHECKPOINTS: Final = "pattern_checkpoints"
 CHECKPOINT_COLUMNS: Final = ("name", "revision", "saved_at", "rounds", "late", "state")
-_JSON = msgspec.json.Encoder()
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,30 +69,31 @@ def write_step(
     revision: int,
     step: Step,
     now_ms: int,
-) -> None:
+) -> list[FindingRow]:
     """Store the step's findings, then its checkpoint as ``revision`` (see the module's
-    docstring)."""
-    if step.findings:
-        StoreWriter(client).insert(findings=finding_rows(step.findings, now_ms))
+    docstring); the findings' rows stored."""
+    rows = finding_rows(step.findings, now_ms)
+    if rows:
+        StoreWriter(client).insert(findings=rows)
     state = base64.b64encode(step.checkpoint).decode()
     client.insert(
         CHECKPOINTS,
         [[name, revision, now_ms, step.rounds, step.late, state]],
         column_names=list(CHECKPOINT_COLUMNS),
     )
+    return rows
 
 
 def finding_messages(
-    findings: Sequence[PatternFinding], judged_ms: int
+    findings: Sequence[PatternFinding], rows: Sequence[FindingRow]
 ) -> list[tuple[bytes, bytes]]:
-    """(key, value) of each finding's ``findings`` topic message, in the worker's format: the
-    finding, its round's start event ('': a pattern's is table-level) and its row's id."""
-    out: list[tuple[bytes, bytes]] = []
-    for found, row in zip(findings, finding_rows(findings, judged_ms), strict=True):
-        finding = found.as_finding()
-        value = finding.as_dict() | {"start_event_id": "", "finding_id": row[0]}
-        out.append((table_key(finding.table_id), _JSON.encode(value)))
-    return out
+    """(key, value) of each finding's ``findings`` topic message, its stored row ``rows``'
+    (:func:`write_step`): the finding, no start event (a pattern's is table-level) and its
+    row's id."""
+    return [
+        finding_message(found.as_finding(), "", str(row[0]))
+        for found, row in zip(findings, rows, strict=True)
+    ]
 
 
 class StoreSink:
@@ -116,7 +116,7 @@ class StoreSink:
     def write(self, step: Step) -> None:
         now_ms = int(time.time() * 1000)
         self.revision += 1
-        write_step(self.client, self.name, self.revision, step, now_ms)
-        if step.findings:
-            self.send(finding_messages(step.findings, now_ms))
+        rows = write_step(self.client, self.name, self.revision, step, now_ms)
+        if rows:
+            self.send(finding_messages(step.findings, rows))
         self.steps += 1

@@ -116,11 +116,11 @@ class PatternsChild:
                 step = _STEP.decode(data)
                 revision += 1
                 now_ms = int(time.time() * 1000)
-                await self.on_store(
+                rows = await self.on_store(
                     partial(write_step, self.client, self.name, revision, step, now_ms)
                 )
-                if step.findings:
-                    await self.produce(finding_messages(step.findings, now_ms))
+                if rows:
+                    await self.produce(finding_messages(step.findings, rows))
                 ours.send_bytes(STORED)
                 self.steps += 1
                 self.findings += len(step.findings)

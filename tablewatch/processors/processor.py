@@ -79,7 +79,7 @@ from tablewatch.store.rows import (
     round_rows,
     row_problem,
 )
-from tablewatch.topics import EVENTS, table_key
+from tablewatch.topics import EVENTS, finding_message, table_key
 
 log = logging.getLogger("tablewatch.worker")
 Token = TypeVar("Token")
@@ -182,10 +182,9 @@ def _build(outcome: RoundResult | Finding, judged_ms: int) -> _Built:
     else:
         findings, round_row, message = (outcome,), None, None
         settlement_rows, finding_rows = (), (finding_row(outcome, judged_ms),)
-    messages = [
-        (table_key(f.table_id), _finding_message(f, outcome, str(row[0])))
-        for f, row in zip(findings, finding_rows, strict=True)
-    ]
+    start = outcome.start_event_id if isinstance(outcome, RoundResult) else ""
+    pairs = zip(findings, finding_rows, strict=True)
+    messages = [finding_message(f, start, str(row[0])) for f, row in pairs]
     return _Built(round_row, settlement_rows, finding_rows, message, messages, findings)
 
 
@@ -602,9 +601,7 @@ class LiveProcessor(Generic[Token]):
             log.error("the finding of %s cannot be stored: %s", where, problem)
             return
         batch.findings.append(row)
-        batch.finding_messages.append(
-            (table_key(table_id), _finding_message(finding, finding, str(row[0])))
-        )
+        batch.finding_messages.append(finding_message(finding, "", str(row[0])))
         batch.table_findings.append(finding)
         batch.add_span(origin, refusal=True)
         by_check = counters.findings_by_check
@@ -697,15 +694,6 @@ class LiveProcessor(Generic[Token]):
 
     def open_rounds(self) -> int:
         return sum(1 for t in self.auditor.table_states() if t.open_round is not None)
-
-
-def _finding_message(finding: Finding, outcome: RoundResult | Finding, finding_id: str) -> bytes:
-    """A ``findings`` message: the finding, with ``start_event_id`` of the judged round it is
-    part of ("" for a table-level finding) and the ``finding_id`` of its row, as the row has
-    them (a reader links the message to the stored finding without computing the id: that
-    of EVENT_NOT_PROCESSED rests on the message's Kafka coordinates)."""
-    start = outcome.start_event_id if isinstance(outcome, RoundResult) else ""
-    return _JSON.encode(finding.as_dict() | {"start_event_id": start, "finding_id": finding_id})
 
 
 def _round_message(result: RoundResult) -> dict[str, object]:

@@ -42,7 +42,7 @@ def test_a_step_stores_its_findings_and_its_checkpoint_read_back_by_revision(
     assert saved is not None
     assert (saved.revision, saved.state, saved.rounds, saved.late) == (2, b"\x00second\xff", 25, 1)
     # the same step stored again (a companion stopped before its checkpoint): one finding
-    write_step(
+    stored = write_step(
         store, "table-events", 2, Step([FINDING], b"\x00second\xff", 25, 1, 0), 1_800_000_009_000
     )
     rows = store.query(
@@ -55,7 +55,7 @@ def test_a_step_stores_its_findings_and_its_checkpoint_read_back_by_revision(
     assert message.startswith("PC-1: decisions track the dealer's first card")
     assert "threshold 9.90" in message and "log-likelihood ratio 10.25" in message
     # the findings topic's message names the stored row
-    ((key, value),) = finding_messages([FINDING], 1_800_000_009_000)
+    ((key, value),) = finding_messages([FINDING], stored)
     assert key == b"TCP-01"
     assert f'"finding_id":"{finding_id}"'.encode() in value
     assert b'"start_event_id":""' in value
