@@ -16,7 +16,7 @@ import random
 import statistics
 from collections.abc import Sequence
 
-from tablewatch.patterns.advantage_play import ALTERNATIVES
+from tablewatch.patterns.advantage_play import ALTERNATIVES, OWN_PRIOR, OWN_STRATEGY_PRIOR
 from tablewatch.rules.cards import parse_cards
 from tablewatch.rules.games.ultimate_texas_holdem import decision_values as holdem
 
@@ -30,10 +30,15 @@ def ratio(
     best: str,
     chance: Sequence[float],
     sees: float,
-    error_rate: float,
+    error_rate: float | None,
 ) -> float:
-    """One decision's likelihood ratio (as ``advantage_play.increment``, not its log)."""
-    sigma = 1 - error_rate if taken == strategy else error_rate / (len(options) - 1)
+    """One decision's likelihood ratio (as ``advantage_play.increment``, not its log; the
+    alternative that learns his strategy (``error_rate`` None) as before he has decided)."""
+    if error_rate is None:
+        strategy_prior = OWN_STRATEGY_PRIOR if taken == strategy else 0.0
+        sigma = (OWN_PRIOR + strategy_prior) / (OWN_PRIOR * len(options) + OWN_STRATEGY_PRIOR)
+    else:
+        sigma = 1 - error_rate if taken == strategy else error_rate / (len(options) - 1)
     share = chance[list(options).index(taken)]
     matched = 1.0 if taken == best else 0.0
     return (sees * matched + (1 - sees) * sigma) / (sees * share + (1 - sees) * sigma)
@@ -57,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sum(b == o for b in best_before.values()) / len(unseen) for o in holdem.PREFLOP_OPTIONS
     ]
     rng = random.Random(args.seed)
-    means: dict[tuple[float, float], list[float]] = {a: [] for a in ALTERNATIVES}
+    means: dict[tuple[float, float | None], list[float]] = {a: [] for a in ALTERNATIVES}
     for _ in range(args.flops):
         flop = tuple(rng.sample(unseen, 3))
         values = holdem.flop_values(hole, flop, LETTER)
@@ -94,7 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         mean = statistics.fmean(values_of)
         error = statistics.stdev(values_of) / len(values_of) ** 0.5
         print(
-            f"p = {sees:g}, ε = {error_rate:g}: E[product] = {mean:.4f} "
+            f"p = {sees:g}, ε = {'learnt' if error_rate is None else f'{error_rate:g}'}: "
+            f"E[product] = {mean:.4f} "
             f"(standard error {error:.4f}, {len(values_of)} flops)"
         )
     return 0

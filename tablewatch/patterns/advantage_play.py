@@ -83,9 +83,13 @@ from tablewatch.rules.round_result import RoundResult
 
 CHECK: Final = "ADVANTAGE_PLAY_SUSPECTED"
 STATISTIC: Final = "log-likelihood ratio"
-# (sees, error_rate) of the alternatives whose likelihood ratios are averaged
-ALTERNATIVES: Final = ((0.5, 0.02), (0.5, 0.25))
+# (sees, error_rate) of the alternatives whose likelihood ratios are averaged; an error
+# rate of None: the player's own strategy, learnt from his decisions (OwnStrategy)
+ALTERNATIVES: Final[tuple[tuple[float, float | None], ...]] = ((0.5, None), (0.5, 0.25))
 WEIGHTS: Final = (0.9, 0.1)  # of the alternatives' likelihood ratios in their mean
+OWN_PRIOR: Final = 0.1  # pseudo-decisions on each option of a class not yet seen
+OWN_STRATEGY_PRIOR: Final = 1.0  # and on the known strategy's option
+OWN_FLOOR: Final = 0.01  # the least (and 1 less the most) share learnt for an option
 EPOCHS: Final = (2.0, 4.0, 8.0, 16.0)  # the ends of a unit's epochs of play, in hours
 FLOOR_HOURS: Final = 0.25  # a unit's first epoch's budget: the least play it is counted for
 GAP_MS: Final = 5 * 60_000  # a gap between a unit's rounds counts as play up to this
@@ -101,7 +105,7 @@ class Settings:
     deciding table's ``patterns.advantage_false_alarm_hours``), the rounds named as
     evidence."""
 
-    alternatives: tuple[tuple[float, float], ...] = ALTERNATIVES
+    alternatives: tuple[tuple[float, float | None], ...] = ALTERNATIVES
     weights: tuple[float, ...] = WEIGHTS
     threshold: float | None = None
     evidence: int = EVIDENCE_ROUNDS
@@ -112,10 +116,12 @@ class Settings:
         for sees, error_rate in self.alternatives:
             if not 0 < sees < 1:
                 raise ValueError(f"advantage play: alternatives: sees {sees:g} is not in (0, 1)")
-            if not 0 < error_rate < 1:
+            if error_rate is not None and not 0 < error_rate < 1:
                 raise ValueError(
                     f"advantage play: alternatives: error_rate {error_rate:g} is not in (0, 1)"
                 )
+        if sum(error_rate is None for _, error_rate in self.alternatives) > 1:
+            raise ValueError("advantage play: alternatives: more than one learns his strategy")
         if len(self.weights) != len(self.alternatives):
             raise ValueError(
                 f"advantage play: weights: {len(self.weights)} for "
@@ -150,12 +156,38 @@ def false_alarm_rate(threshold: float, false_alarm_hours: float | None, hours: f
     )
 
 
-def increment(value: DecisionValue, sees: float, error_rate: float) -> float:
+OwnCounts = dict[str, dict[str, float]]  # a class of decisions -> option -> decisions
+
+
+def own_class(value: DecisionValue) -> str:
+    """The class of decisions a player's own strategy is learnt in: the decision's point and
+    the game's class of his hand, else the known strategy's option there."""
+    return f"{value.point}: {value.hand_class or 'the strategy says ' + value.strategy}"
+
+
+def own_share(value: DecisionValue, own: OwnCounts | None) -> float:
+    """The share of his decisions of ``value``'s class that took its option, as learnt so far
+    (``own``): his decisions there, each option given :data:`OWN_PRIOR` more and the known
+    strategy's :data:`OWN_STRATEGY_PRIOR` more, kept within :data:`OWN_FLOOR` of 0 and 1."""
+    counts = own.get(own_class(value), {}) if own else {}
+    strategy = OWN_STRATEGY_PRIOR if value.taken == value.strategy else 0.0
+    share = (counts.get(value.taken, 0.0) + OWN_PRIOR + strategy) / (
+        sum(counts.values()) + OWN_PRIOR * len(value.options) + OWN_STRATEGY_PRIOR
+    )
+    return min(max(share, OWN_FLOOR), 1.0 - OWN_FLOOR)
+
+
+def increment(
+    value: DecisionValue, sees: float, error_rate: float | None, own: OwnCounts | None = None
+) -> float:
     """The log-likelihood ratio one decision adds under one alternative (see the module's
-    docstring)."""
+    docstring; ``error_rate`` None: σ is :func:`own_share` of ``own``)."""
     taken = value.options.index(value.taken)
-    others = len(value.options) - 1
-    sigma = 1.0 - error_rate if value.taken == value.strategy else error_rate / others
+    if error_rate is None:
+        sigma = own_share(value, own)
+    else:
+        others = len(value.options) - 1
+        sigma = 1.0 - error_rate if value.taken == value.strategy else error_rate / others
     matched = 1.0 if value.taken == value.best_first else 0.0
     chance = value.chance_best[taken]
     return math.log(
@@ -163,7 +195,12 @@ def increment(value: DecisionValue, sees: float, error_rate: float) -> float:
     )
 
 
-def round_increment(values: Sequence[DecisionValue], sees: float, error_rate: float) -> float:
+def round_increment(
+    values: Sequence[DecisionValue],
+    sees: float,
+    error_rate: float | None,
+    own: OwnCounts | None = None,
+) -> float:
     """The log-likelihood ratio one round's decisions of a unit add under one alternative:
     one decision's :func:`increment`; several (a game's decisions on several streets, two
     seats of one player) the log of the mean of their factors. Each factor has mean 1 for an
@@ -171,9 +208,26 @@ def round_increment(values: Sequence[DecisionValue], sees: float, error_rate: fl
     not (measured: 1.02 for a hand checked before the flop and played on it); their mean
     has mean 1 exactly, and the test's bound holds."""
     if len(values) == 1:
-        return increment(values[0], sees, error_rate)
-    factors = [math.exp(increment(value, sees, error_rate)) for value in values]
+        return increment(values[0], sees, error_rate, own)
+    factors = [math.exp(increment(value, sees, error_rate, own)) for value in values]
     return math.log(sum(factors) / len(factors))
+
+
+def learn_own(own: OwnCounts, values: Sequence[DecisionValue], sees: float) -> None:
+    """Count a round's decisions in ``own``, each weighed by the chance, under the
+    alternative that learns, that he did not see the first card (his own strategy then
+    chose it): ``(1 - p)·σ / (p·[a = b] + (1 - p)·σ)``, σ its :func:`own_share` before the
+    round. A decision against every first card's best is his own strategy's (weight 1);
+    one that the card he could have seen explains counts for less, so a hole-carder's
+    looks are not learnt as his strategy."""
+    weights = []
+    for value in values:
+        sigma = own_share(value, own)
+        matched = 1.0 if value.taken == value.best_first else 0.0
+        weights.append((1.0 - sees) * sigma / (sees * matched + (1.0 - sees) * sigma))
+    for value, weight in zip(values, weights, strict=True):
+        counts = own.setdefault(own_class(value), {})
+        counts[value.taken] = counts.get(value.taken, 0.0) + weight
 
 
 def mixture(llrs: Sequence[float], weights: Sequence[float]) -> float:
@@ -198,6 +252,7 @@ class UnitState:
     tables: set[str] = field(default_factory=set)
     seat: int | None = None
     heaviest: list[tuple[float, str, str]] = field(default_factory=list)  # a min-heap
+    own: OwnCounts = field(default_factory=dict)  # his own strategy, learnt (learn_own)
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -275,7 +330,10 @@ class AdvantagePlay:
         if not state.llrs:
             state.llrs = [0.0] * len(settings.alternatives)
         for k, (sees, error_rate) in enumerate(settings.alternatives):
-            state.llrs[k] += round_increment(values, sees, error_rate)
+            state.llrs[k] += round_increment(values, sees, error_rate, state.own)
+        for sees, error_rate in settings.alternatives:
+            if error_rate is None:
+                learn_own(state.own, values, sees)
         statistic = mixture(state.llrs, settings.weights)
         step = statistic - state.llr
         state.llr = statistic
@@ -302,7 +360,7 @@ class AdvantagePlay:
             threshold = threshold_after(hours, per_hours)
         if state.llr < threshold:
             return None
-        self.units[unit] = UnitState(first_ts=end_ts)
+        self.units[unit] = UnitState(first_ts=end_ts, own=state.own)
         return self._finding(unit, state, threshold, false_alarm_rate(threshold, per_hours, hours))
 
     def _finding(self, unit: str, state: UnitState, threshold: float, rate: str) -> PatternFinding:

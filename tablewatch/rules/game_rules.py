@@ -346,6 +346,9 @@ class DecisionValue:
     possible first cards (given what the player saw) for which that option is the
     best one (ties go to the strategy's). ``best_first``: the option best with the
     dealer's actual first card known. ``event_id``: the decision's event.
+    ``hand_class``: the class of what the player saw in which players' own strategies are
+    written (e.g. "pair (T)"), where the game states one: the advantage test learns each
+    player's own strategy by it (empty: by the known strategy's option).
     """
 
     seat: int
@@ -359,6 +362,7 @@ class DecisionValue:
     hidden: tuple[float, ...]
     chance_best: tuple[float, ...]
     best_first: str
+    hand_class: str = ""
 
 
 @dataclass(frozen=True, slots=True)

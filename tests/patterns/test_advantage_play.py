@@ -12,6 +12,8 @@ from tablewatch.patterns.advantage_play import (
     AdvantagePlay,
     Settings,
     increment,
+    learn_own,
+    own_share,
     round_increment,
     threshold_after,
 )
@@ -78,19 +80,70 @@ def test_an_honest_decision_s_likelihood_ratio_has_mean_one(taken: str, strategy
     assert q * matched + (1 - q) * missed == pytest.approx(1.0)
 
 
-def test_the_statistic_crosses_its_threshold_on_the_eighth_such_decision() -> None:
-    # each decision multiplies the first alternative's (p 0.5, eps 0.02) likelihood ratio by
-    # 0.51 / 0.135 and the second's (p 0.5, eps 0.25, sigma 0.25) by (0.5 + 0.125) / 0.25 =
-    # 2.5; the statistic is the log of their mean weighted 0.9 and 0.1: 9.205 after 7,
-    # 10.532 after 8, 11.860 after 9, against the threshold of a unit's first hour of play
-    # (these rounds take a minute each), ln(4 * 10,000 player-hours) = 10.597
-    def statistic(n: int) -> float:
-        return math.log(0.9 * (0.51 / 0.135) ** n + 0.1 * 2.5**n)
+def test_his_own_strategy_is_learnt_by_class_each_decision_weighed_by_the_card() -> None:
+    # A class not yet seen: each option 0.1 of a decision, the strategy's 1 more: fold
+    # (the strategy's) 1.1 / 1.2, play 0.1 / 1.2.
+    fold_it = decision("fold", "fold", "play", 0.25)
+    play_it = decision("play", "fold", "play", 0.25)
+    own: dict[str, dict[str, float]] = {}
+    assert own_share(fold_it, own) == pytest.approx(1.1 / 1.2)
+    assert own_share(play_it, own) == pytest.approx(0.1 / 1.2)
+    # A fold where the card he could have seen says play: his own strategy chose it
+    # (weight 1). Then a play the card explains: (1 - p) sigma / (p + (1 - p) sigma) with
+    # p = 0.5 and sigma = 0.1 / (1 + 1.2) = 1/22 after the fold: (1/44) / (23/44) = 1/23.
+    learn_own(own, [fold_it], 0.5)
+    assert own_share(play_it, own) == pytest.approx(1 / 22)
+    learn_own(own, [play_it], 0.5)
+    assert list(own) == ["play or fold: the strategy says fold"]
+    assert own["play or fold: the strategy says fold"] == pytest.approx(
+        {"fold": 1.0, "play": 1 / 23}
+    )
+    assert own_share(play_it, own) == pytest.approx((1 / 23 + 0.1) / (1 + 1 / 23 + 1.2))
+    # another class is learnt apart: the same hand where the strategy plays
+    assert own_share(decision("play", "play", "play", 0.25), own) == pytest.approx(1.1 / 1.2)
+    # a share is kept within 1% of 0 and 1, however many decisions
+    own["play or fold: the strategy says fold"]["fold"] = 1e6
+    assert own_share(fold_it, own) == 0.99 and own_share(play_it, own) == 0.01
 
-    assert statistic(8) < math.log(40_000) <= statistic(9)
+
+@pytest.mark.parametrize("counts", [{}, {"play": 3.0}, {"fold": 40.0, "play": 0.5}])
+def test_the_learnt_alternative_keeps_an_honest_mean_of_one(counts: dict[str, float]) -> None:
+    # whatever has been learnt of him, over the first cards (play best on a share 0.3)
+    own = {"play or fold: the strategy says fold": counts}
+    for taken in ("play", "fold"):
+        matched = math.exp(increment(decision(taken, "fold", taken, 0.3), 0.5, None, own))
+        other = "fold" if taken == "play" else "play"
+        missed = math.exp(increment(decision(taken, "fold", other, 0.3), 0.5, None, own))
+        q = 0.3 if taken == "play" else 0.7
+        assert q * matched + (1 - q) * missed == pytest.approx(1.0, abs=1e-12)
+
+
+def test_the_statistic_crosses_its_threshold_on_the_fourteenth_such_decision() -> None:
+    # The first alternative (p 0.5) learns his own strategy: the share of his decisions of
+    # the class ("play or fold", the strategy saying fold) that played, c his weighted count
+    # of them so far, 0.1 more for each of the two options and 1 more for the strategy's
+    # fold: sigma = (c + 0.1) / (c + 1.2), 1/12 at first. Each decision multiplies its
+    # likelihood ratio by (0.5 + 0.5 sigma) / (0.5 * 0.25 + 0.5 sigma), 3.25 at first, and
+    # adds sigma / (1 + sigma) to c (the chance he played by his own strategy, not by the
+    # card). The second (p 0.5, eps 0.25, sigma 0.25): (0.5 + 0.125) / 0.25 = 2.5 each. The
+    # statistic: the log of their mean weighted 0.9 and 0.1, against the threshold of a
+    # unit's first hour of play (these rounds take a minute each), ln(40,000) = 10.597.
+    factors = []
+    c = 0.0
+    for _ in range(16):
+        sigma = (c + 0.1) / (c + 1.2)
+        factors.append((0.5 + 0.5 * sigma) / (0.125 + 0.5 * sigma))
+        c += sigma / (1 + sigma)
+    assert factors[0] == pytest.approx(3.25)
+    assert factors[1] == pytest.approx((0.5 + 0.5 * 0.1386) / (0.125 + 0.5 * 0.1386), abs=1e-3)
+
+    def statistic(learnt: list[float]) -> float:
+        return math.log(0.9 * math.prod(learnt) + 0.1 * 2.5 ** len(learnt))
+
+    assert statistic(factors[:13]) < math.log(40_000) <= statistic(factors[:14])
     fold = AdvantagePlay(Settings())
     findings = []
-    for n in range(1, 12):
+    for n in range(1, 17):
         value = decision("play", "fold", "play", 0.25)
         found = fold.observe(
             "PC-9",
@@ -102,21 +155,23 @@ def test_the_statistic_crosses_its_threshold_on_the_eighth_such_decision() -> No
         )
         if found is not None:
             findings.append((n, found))
-    assert [n for n, _ in findings] == [9]
+    assert [n for n, _ in findings] == [14]
     ((_, finding),) = findings
     assert finding.check == "ADVANTAGE_PLAY_SUSPECTED"
     assert finding.unit == "PC-9" and finding.table_id == "TCP-01" and finding.seat == 3
-    assert finding.statistic == pytest.approx(statistic(9))
+    assert finding.statistic == pytest.approx(statistic(factors[:14]))
     assert finding.threshold == pytest.approx(math.log(40_000))
     assert finding.false_alarm_rate == (
-        "at most 1 per 10,000 honest player-hours (the threshold after 0.1 h of play)"
+        "at most 1 per 10,000 honest player-hours (the threshold after 0.2 h of play)"
     )
-    assert len(finding.evidence) == 5  # the five heaviest rounds (equal weights: latest first)
+    assert len(finding.evidence) == 5  # the five heaviest rounds: the first, the largest
+    assert finding.evidence[0] == ("TCP-01", "R-1")
     assert (finding.first_ts, finding.last_ts) == (
         "2026-12-01T10:01:00.000Z",
-        "2026-12-01T10:09:30.000Z",
+        "2026-12-01T10:14:30.000Z",
     )
-    assert fold.units["PC-9"].llr == pytest.approx(statistic(2))  # started again after it
+    # started again after it, his strategy as learnt kept
+    assert fold.units["PC-9"].llr == pytest.approx(statistic(factors[14:16]))
 
 
 def _judged(floor: Floor) -> list[RoundResult]:
@@ -182,16 +237,21 @@ def test_the_threshold_is_the_deciding_tables_setting() -> None:
     config = copy.deepcopy(CONFIG)
     config["tables"]["TCP-2"]["patterns"] = {"advantage_false_alarm_hours": 1}
     t = table("TCP-2")
-    t.round_start("R-1", "D-1")
-    t.wager(1, "ante", 1_000, player_id="PC-3")
-    t.lockout()
-    deal(t, {1: ["Qc", "6d", "4h"]}, ["Ks", "9h", "5c"])  # plays by Q-6-4; a king first: fold
-    t.decision(1, "fold")
-    t.reveal("dealer")
-    t.round_end()
-    (result,) = rounds([t], config)
-    (finding,) = AdvantagePlay().feed(result)
-    assert (finding.unit, finding.seat, finding.evidence) == ("PC-3", 1, (("TCP-2", "R-1"),))
+    for round_id in ("R-1", "R-2"):
+        t.round_start(round_id, "D-1")
+        t.wager(1, "ante", 1_000, player_id="PC-3")
+        t.lockout()
+        # plays by Q-6-4; a king first: fold
+        deal(t, {1: ["Qc", "6d", "4h"]}, ["Ks", "9h", "5c"])
+        t.decision(1, "fold")
+        t.reveal("dealer")
+        t.round_end()
+    first, second = rounds([t], config)
+    fold = AdvantagePlay()
+    assert fold.feed(first) == []  # one such fold is not enough, even at ln 4
+    (finding,) = fold.feed(second)
+    assert (finding.unit, finding.seat) == ("PC-3", 1)
+    assert set(finding.evidence) == {("TCP-2", "R-1"), ("TCP-2", "R-2")}
     assert finding.threshold == pytest.approx(math.log(4))  # 2 * 1 h / half an hour
     assert finding.false_alarm_rate == (
         "at most 1 per 1 honest player-hours (the threshold after 0.0 h of play)"

@@ -75,6 +75,21 @@ def test_four_aces_play_3x_whatever_the_dealer_holds() -> None:
     assert value.chance_best == (0.0, 0.0, 0.0, 1.0)
 
 
+@pytest.mark.parametrize(
+    ("hand", "named"),
+    [(TENS, "pair (T)"), (("Ah", "Kd", "9c", "7s", "4h"), "high card (A)"),
+     (("6h", "6d", "6c", "7s", "4h"), "three of a kind (6)"),
+     (("Ah", "Ad", "Kc", "Ks", "4h"), "two pair (A)")],
+)  # fmt: skip
+def test_a_decision_names_the_class_of_the_hand_strategies_are_written_in(
+    hand: tuple[str, ...], named: str
+) -> None:
+    """The best four's category and the rank naming it, as a player's own strategy is
+    written ("play 3x with a pair of tens or better"): the advantage test learns his by it."""
+    (value,) = valued(played(hand, dealer_with_first("Kh"), "fold"))
+    assert value.hand_class == named
+
+
 def test_a_dealer_ace_first_under_an_ace_up_makes_folding_best() -> None:
     """Tens against an ace up: the strategy plays 1x; with a second ace among the dealer's
     cards he holds aces and the tens never win (p = 0)."""

@@ -41,10 +41,18 @@ from typing import Final
 
 import numpy as np
 
+from tablewatch.rules.cards import RANKS
 from tablewatch.rules.edge.pricing import bonus_of_names
 from tablewatch.rules.game_rules import DecisionValue, DecisionValues
 from tablewatch.rules.games.four_card_poker.ante_and_bonus_paytable import ANTE_BONUS
-from tablewatch.rules.hands import best4of5, best4of6, best4of6_batch
+from tablewatch.rules.hands import (
+    Hand4,
+    best4of5,
+    best4of6,
+    best4of6_batch,
+    category_of,
+    leading_rank,
+)
 from tablewatch.rules.paytables.hand_names import four_card_names
 from tablewatch.rules.round_view import RoundView
 from tablewatch.rules.table_config import TableConfig
@@ -126,6 +134,14 @@ def best_with_first(hand: tuple[int, ...], up: int, first: int) -> str:
     return best_option(option_values(chances.by_first[first], bonus), strategy)
 
 
+def hand_class(hand: tuple[int, ...]) -> str:
+    """The class players' own strategies are written in: the category of the best four and
+    the rank that names it ("pair (T)": a pair of tens; "high card (A)")."""
+    strength = best4of5(hand)
+    name = Hand4(category_of(strength)).name.lower().replace("_", " ")
+    return f"{name} ({RANKS[leading_rank(strength)]})"
+
+
 def taken_option(action: str, amount: int | None, ante: int) -> str | None:
     """The option a decision took: fold, or a Play of a whole 1-3 Antes (else None)."""
     if action == "fold":
@@ -186,6 +202,7 @@ def value_decisions(view: RoundView, config: TableConfig) -> tuple[DecisionValue
                 hidden=option_values(1.0 if won else 0.0, bonus),
                 chance_best=tuple(best.count(option) / len(best) for option in OPTIONS),
                 best_first=best_option(option_values(chances.by_first[first], bonus), strategy),
+                hand_class=hand_class(key),
             )
         )
     return tuple(out)
