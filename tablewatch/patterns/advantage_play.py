@@ -10,32 +10,45 @@ multiplies the unit's likelihood ratio by
     P(the dealer's first card | the option taken, what the player saw; he does not)
 
 The alternative: with probability ``sees`` (p) the player saw the dealer's
-first card and took the option best with it known; otherwise he played the
-game's known strategy, erring with probability ``error_rate`` (ε). The
-increment of a decision whose option is ``a`` (the strategy's own ``s`` or
-another), ``b`` the option best with the dealer's actual first card known and
-``q`` the share of the first cards the dealer could hold for which ``a`` is
-best, is
+first card and took the option best with it known; otherwise he played his own
+strategy, which takes option ``a`` with probability σ. The increment of a decision
+whose option is ``a``, ``b`` the option best with the dealer's actual first card
+known and ``q`` the share of the first cards the dealer could hold for which ``a``
+is best, is
 
-    log[(p·[a = b] + (1 - p)·σ) / (p·q + (1 - p)·σ)],  σ = 1 - ε if a = s, else ε / (k - 1)
+    log[(p·[a = b] + (1 - p)·σ) / (p·q + (1 - p)·σ)]
 
-(k options). Where the option taken is best whatever the first card (q = 1)
-the increment is 0: only decisions where seeing the card could change the play
-weigh. The statistic is the log of a weighted mean of the likelihood ratios of a
-few alternatives (:data:`ALTERNATIVES`: ε = 2%, a player close to the known
-strategy, weighed 0.9, and ε = 25%, a player whose own strategy differs from it,
-weighed 0.1: :data:`WEIGHTS`), so that a hole-carder who does not play the known
-strategy when he does not see is found too. The weights are a choice of where the
-power goes; any weights summing to 1 keep the bound below. Against a hole-carder who
-plays the known strategy when he does not see, 0.9 costs ln(1/0.9) = 0.11 of the
-threshold where equal weights cost ln 2 = 0.69; against one who plays his own, 0.1
-costs ln 10 = 2.30.
+Where the option taken is best whatever the first card (q = 1) the increment is 0:
+only decisions where seeing the card could change the play weigh.
+
+His own strategy (σ) is learnt from his decisions so far (:func:`own_share`,
+:func:`learn_own`): per class of decisions (the decision's point and the class of
+hand the game names, "pair (T)", in which players' strategies are written; a game
+naming none: the known strategy's option there), the share of his decisions there
+that took ``a``. Before any, the known strategy's option has 1 decision and each
+option 0.1 more; a share stays within 1% of 0 and 1. Each decision counts by the
+chance, under the alternative, that his own strategy chose it rather than the card:
+``(1 - p)·σ / (p·[a = b] + (1 - p)·σ)``. A decision against the best of the card he
+could have seen counts 1; one the card explains counts little, so his looks are not
+learnt as his strategy and keep their weight. A hole-carder who, when he does not
+see, plays his own way (folding what the known strategy plays) is judged against his
+own way, not against the known strategy's, where every such fold would look like a
+mistake and his looks would weigh less. The table lives with the unit's state; a
+finding starts the statistic and the clock again but keeps it.
+
+The statistic is the log of a weighted mean of the likelihood ratios of two
+alternatives (:data:`ALTERNATIVES`): the learnt one, weighed 0.9, and one where σ is
+the known strategy's with an error of ε = 25% (1 - ε on its option, ε shared by the
+others), weighed 0.1, for a player whose play is too erratic to learn in a few
+hundred decisions (:data:`WEIGHTS`). The weights are a choice of where the power goes;
+any weights summing to 1 keep the bound below.
 
 The null hypothesis is that the decision does not depend on the dealer's first
 card given what the player saw, whatever the player's own strategy (the known
 one, another, mistakes): the first card is then uniform over the cards the
 player did not see, so each increment's exponential has mean exactly 1 (for
-any p and σ), the likelihood ratio of each alternative and any weighted mean of
+any p and any σ fixed before the card is known, as the learnt one is: from his
+earlier rounds only), the likelihood ratio of each alternative and any weighted mean of
 them are martingales of mean 1, and by Ville's inequality an honest unit's
 statistic ever reaches ``ln c`` with probability at most 1/c, however long it plays.
 
