@@ -97,7 +97,7 @@ from tablewatch.rules.round_result import RoundResult
 CHECK: Final = "ADVANTAGE_PLAY_SUSPECTED"
 STATISTIC: Final = "log-likelihood ratio"
 # (sees, error_rate) of the alternatives whose likelihood ratios are averaged; an error
-# rate of None: the player's own strategy, learnt from his decisions (OwnStrategy)
+# rate of None: the player's own strategy, learnt from his decisions (own_share, learn_own)
 ALTERNATIVES: Final[tuple[tuple[float, float | None], ...]] = ((0.5, None), (0.5, 0.25))
 WEIGHTS: Final = (0.9, 0.1)  # of the alternatives' likelihood ratios in their mean
 OWN_PRIOR: Final = 0.1  # pseudo-decisions on each option of a class not yet seen
