@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 
+import msgspec
 import pytest
 
 from tablewatch.patterns.advantage_play import (
@@ -327,3 +328,32 @@ def test_a_units_clock_counts_its_rounds_and_gaps_up_to_five_minutes() -> None:
     # an hour away from the table: five minutes of it count
     fold.observe("PC-1", value, "T", "R-3", "2026-12-01T11:03:00.000Z", "2026-12-01T11:04:00.000Z")
     assert fold.units["PC-1"].played_ms == (1 + 1 + 1 + 1 + 5) * 60_000
+
+
+def test_a_state_saved_without_a_learnt_strategy_loads_with_an_empty_one() -> None:
+    # a unit's state as saved before the fold learnt players' strategies: no "own"
+    saved = msgspec.msgpack.encode(
+        {
+            "PC-1": {
+                "llrs": [1.5, 0.5], "llr": 1.4, "decisions": 7, "against_strategy": 2,
+                "played_ms": 420_000, "last_end_ms": 1_000, "first_ts": "A", "last_ts": "B",
+                "tables": ["TCP-01"], "seat": 3, "heaviest": [[0.7, "TCP-01", "R-3"]],
+            }
+        }
+    )  # fmt: skip
+    fold = AdvantagePlay()
+    fold.load(saved)
+    state = fold.units["PC-1"]
+    assert (state.llr, state.decisions, state.played_ms, state.own) == (1.4, 7, 420_000, {})
+    fold.observe(
+        "PC-1",
+        decision("fold", "fold", "play", 0.25),
+        "TCP-01",
+        "R-4",
+        "2026-12-01T10:00:00.000Z",
+        "2026-12-01T10:00:30.000Z",
+    )
+    assert state.own == {"play or fold: the strategy says fold": {"fold": 1.0}}
+    again = AdvantagePlay()
+    again.load(fold.save())
+    assert again.units["PC-1"].own == state.own
