@@ -12,12 +12,14 @@ every first card the dealer could hold (exact given the flop), for each alternat
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import statistics
 from collections.abc import Sequence
 
-from tablewatch.patterns.advantage_play import ALTERNATIVES, OWN_PRIOR, OWN_STRATEGY_PRIOR
+from tablewatch.patterns.advantage_play import ALTERNATIVES, increment
 from tablewatch.rules.cards import parse_cards
+from tablewatch.rules.game_rules import DecisionValue
 from tablewatch.rules.games.ultimate_texas_holdem import decision_values as holdem
 
 LETTER = "A"
@@ -32,16 +34,15 @@ def ratio(
     sees: float,
     error_rate: float | None,
 ) -> float:
-    """One decision's likelihood ratio (as ``advantage_play.increment``, not its log; the
+    """One decision's likelihood ratio (``advantage_play.increment``'s exponential; the
     alternative that learns his strategy (``error_rate`` None) as before he has decided)."""
-    if error_rate is None:
-        strategy_prior = OWN_STRATEGY_PRIOR if taken == strategy else 0.0
-        sigma = (OWN_PRIOR + strategy_prior) / (OWN_PRIOR * len(options) + OWN_STRATEGY_PRIOR)
-    else:
-        sigma = 1 - error_rate if taken == strategy else error_rate / (len(options) - 1)
-    share = chance[list(options).index(taken)]
-    matched = 1.0 if taken == best else 0.0
-    return (sees * matched + (1 - sees) * sigma) / (sees * share + (1 - sees) * sigma)
+    unvalued = (0.0,) * len(options)  # the increment reads the options' shares, not values
+    value = DecisionValue(
+        seat=1, event_id="", point="", options=tuple(options), taken=taken, strategy=strategy,
+        seen=unvalued, first_card=unvalued, hidden=unvalued, chance_best=tuple(chance),
+        best_first=best,
+    )  # fmt: skip
+    return math.exp(increment(value, sees, error_rate))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
