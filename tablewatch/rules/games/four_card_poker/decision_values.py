@@ -134,10 +134,10 @@ def best_with_first(hand: tuple[int, ...], up: int, first: int) -> str:
     return best_option(option_values(chances.by_first[first], bonus), strategy)
 
 
-def hand_class(hand: tuple[int, ...]) -> str:
-    """The class players' own strategies are written in: the category of the best four and
-    the rank that names it ("pair (T)": a pair of tens; "high card (A)")."""
-    strength = best4of5(hand)
+def hand_class(strength: int) -> str:
+    """The class players' own strategies are written in, of a hand whose best four have
+    ``strength``: their category and the rank that names it ("pair (T)": a pair of tens;
+    "high card (A)")."""
     name = Hand4(category_of(strength)).name.lower().replace("_", " ")
     return f"{name} ({RANKS[leading_rank(strength)]})"
 
@@ -188,7 +188,8 @@ def value_decisions(view: RoundView, config: TableConfig) -> tuple[DecisionValue
             for p in chances.by_first
             if not np.isnan(p)
         ]
-        won = best4of5(key) >= theirs
+        mine = best4of5(key)
+        won = mine >= theirs
         out.append(
             DecisionValue(
                 seat=seat,
@@ -202,7 +203,7 @@ def value_decisions(view: RoundView, config: TableConfig) -> tuple[DecisionValue
                 hidden=option_values(1.0 if won else 0.0, bonus),
                 chance_best=tuple(best.count(option) / len(best) for option in OPTIONS),
                 best_first=best_option(option_values(chances.by_first[first], bonus), strategy),
-                hand_class=hand_class(key),
+                hand_class=hand_class(mine),
             )
         )
     return tuple(out)
