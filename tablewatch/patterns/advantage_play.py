@@ -25,16 +25,22 @@ His own strategy (σ) is learnt from his decisions so far (:func:`own_share`,
 :func:`learn_own`): per class of decisions (the decision's point and the class of
 hand the game names, "pair (T)", in which players' strategies are written; a game
 naming none: the known strategy's option there), the share of his decisions there
-that took ``a``. Before any, the known strategy's option has 1 decision and each
-option 0.1 more; a share stays within 1% of 0 and 1. Each decision counts by the
+that took ``a``, from a prior worth :data:`FLOOR_WEIGHT` (2) of his decisions: the
+floor's share, every unit's decisions of the class so far (the known strategy's option
+given 1 decision more and each option 0.1 more, the whole prior before the floor has
+any). A share stays within 1% of 0 and 1. Players of one floor mostly play alike
+(a basic strategy, a rule of thumb), so a newcomer is first judged against how the
+floor plays, then against how he does. Each decision counts by the
 chance, under the alternative, that his own strategy chose it rather than the card:
 ``(1 - p)·σ / (p·[a = b] + (1 - p)·σ)``. A decision against the best of the card he
 could have seen counts 1; one the card explains counts little, so his looks are not
 learnt as his strategy and keep their weight. A hole-carder who, when he does not
 see, plays his own way (folding what the known strategy plays) is judged against his
 own way, not against the known strategy's, where every such fold would look like a
-mistake and his looks would weigh less. The table lives with the unit's state; a
-finding starts the statistic and the clock again but keeps it.
+mistake and his looks would weigh less. His table lives with the unit's state; a
+finding starts the statistic and the clock again but keeps it. The floor's table counts
+each decision as his does, once every unit of its round has been read, so that no σ of a
+round rests, through another unit's decision, on the round's own first card.
 
 The statistic is the log of a weighted mean of the likelihood ratios of two
 alternatives (:data:`ALTERNATIVES`): the learnt one, weighed 0.9, and one where σ is
@@ -47,29 +53,26 @@ The null hypothesis is that the decision does not depend on the dealer's first
 card given what the player saw, whatever the player's own strategy (the known
 one, another, mistakes): the first card is then uniform over the cards the
 player did not see, so each increment's exponential has mean exactly 1 (for
-any p and any σ fixed before the card is known, as the learnt one is: from his
-earlier rounds only), the likelihood ratio of each alternative and any weighted mean of
-them are martingales of mean 1, and by Ville's inequality an honest unit's
-statistic ever reaches ``ln c`` with probability at most 1/c, however long it plays.
+any p and any σ fixed before the card is known, as the learnt one is: from earlier
+rounds only, his and the floor's), the likelihood ratio of each alternative and any
+weighted mean of them are martingales of mean 1, and by Ville's inequality an honest
+unit's statistic ever reaches ``ln c`` with probability at most 1/c, however long it
+plays.
 
 The false-alarm rate is stated per player-hour: ``H``, the deciding table's
 ``patterns.advantage_false_alarm_hours`` (rules/config_patterns.py, default 10,000),
 the honest player-hours per false finding at most. A unit's threshold falls as it
 plays: with T its hours of play (its rounds' durations and the gaps between them, a gap
-counted up to :data:`GAP_MS`), in the epochs (0, 2 h], (2 h, 4 h], (4 h, 8 h],
-(8 h, 16 h] and past 16 h (:data:`EPOCHS`) the threshold is ``ln(H / b)``, ``b`` the
-epoch's budget in hours: a quarter hour for the first, then the length of the epoch
-before (2 h less the quarter hour for the second). An honest unit is flagged in an
-epoch with probability at most ``b / H`` (Ville's inequality), so one that plays T
-hours, which reaches the epochs up to T's, with probability at most their budgets'
-sum over H: the start of T's epoch, or a quarter hour in the first, so at most
-``max(T, ¼ h) / H``: at most one false finding per ``H`` player-hours, whatever the
-units' lengths (those under a quarter hour counted as a quarter hour). At the default
-the threshold is ln 40,000 = 10.60 in a unit's first two hours, then ln 5,714 = 8.65,
-ln 5,000 = 8.52 from four hours, ln 2,500 = 7.82 from eight, ln 1,250 = 7.13 from
-sixteen: a unit is judged on two hours of play unless its evidence is overwhelming.
-(The bound takes a unit's hours of play as not chosen by its statistic, which a player
-cannot compute: it needs every decision's values against the dealer's cards.)
+counted up to :data:`GAP_MS`), it is ``ln(H / max(T, ¼ h))`` (:func:`threshold_after`;
+:data:`FLOOR_HOURS`). It never rises, so an honest unit that plays T hours in all is
+flagged only if its statistic reaches, at some point, at least its last threshold,
+``ln(H / max(T, ¼ h))``: by Ville's inequality with probability at most
+``max(T, ¼ h) / H``. That is at most one false finding per ``H`` player-hours, whatever
+the units' lengths (those under a quarter hour counted as a quarter hour). At the
+default the threshold is ln 40,000 = 10.60 in a unit's first quarter hour, ln 10,000 =
+9.21 after an hour, ln 5,000 = 8.52 after two, ln 2,500 = 7.82 after four. (The bound
+takes a unit's hours of play as not chosen by its statistic, which a player cannot
+compute: it needs every decision's values against the dealer's cards.)
 
 The finding names the rounds whose decisions weighed most (the largest increments).
 After a finding the unit's statistic and clock start again from 0.
@@ -100,11 +103,11 @@ STATISTIC: Final = "log-likelihood ratio"
 # rate of None: the player's own strategy, learnt from his decisions (own_share, learn_own)
 ALTERNATIVES: Final[tuple[tuple[float, float | None], ...]] = ((0.5, None), (0.5, 0.25))
 WEIGHTS: Final = (0.9, 0.1)  # of the alternatives' likelihood ratios in their mean
-OWN_PRIOR: Final = 0.1  # pseudo-decisions on each option of a class not yet seen
+OWN_PRIOR: Final = 0.1  # pseudo-decisions on each option of a class the floor has not seen
 OWN_STRATEGY_PRIOR: Final = 1.0  # and on the known strategy's option
+FLOOR_WEIGHT: Final = 2.0  # the floor's shares count as this many of a player's decisions
 OWN_FLOOR: Final = 0.01  # the least (and 1 less the most) share learnt for an option
-EPOCHS: Final = (2.0, 4.0, 8.0, 16.0)  # the ends of a unit's epochs of play, in hours
-FLOOR_HOURS: Final = 0.25  # a unit's first epoch's budget: the least play it is counted for
+FLOOR_HOURS: Final = 0.25  # the least play a unit's threshold counts it for, in hours
 GAP_MS: Final = 5 * 60_000  # a gap between a unit's rounds counts as play up to this
 HOUR_MS: Final = 3_600_000
 EVIDENCE_ROUNDS: Final = 5
@@ -150,12 +153,9 @@ class Settings:
 
 def threshold_after(hours: float, false_alarm_hours: float) -> float:
     """The threshold of a unit that has played ``hours``, for at most one false finding per
-    ``false_alarm_hours`` honest player-hours (see the module's docstring): ln(H / b), b
-    the budget of ``hours``' epoch."""
-    starts = (FLOOR_HOURS, *EPOCHS)  # each epoch's budget: the start of the next less this
-    epoch = sum(hours > end for end in EPOCHS)
-    budget = FLOOR_HOURS if epoch == 0 else starts[epoch] - starts[epoch - 1]
-    return math.log(false_alarm_hours / budget)
+    ``false_alarm_hours`` honest player-hours (see the module's docstring): ln(H / T), T the
+    hours of play and at least :data:`FLOOR_HOURS`."""
+    return math.log(false_alarm_hours / max(hours, FLOOR_HOURS))
 
 
 def false_alarm_rate(threshold: float, false_alarm_hours: float | None, hours: float) -> str:
@@ -170,6 +170,7 @@ def false_alarm_rate(threshold: float, false_alarm_hours: float | None, hours: f
 
 
 OwnCounts = dict[str, dict[str, float]]  # a class of decisions -> option -> decisions
+Learnt = tuple[Sequence[DecisionValue], list[float]]  # a unit's decisions of a round, weighed
 
 
 def own_class(value: DecisionValue) -> str:
@@ -178,26 +179,42 @@ def own_class(value: DecisionValue) -> str:
     return f"{value.point}: {value.hand_class or 'the strategy says ' + value.strategy}"
 
 
-def own_share(value: DecisionValue, own: OwnCounts | None) -> float:
-    """The share of his decisions of ``value``'s class that took its option, as learnt so far
-    (``own``): his decisions there, each option given :data:`OWN_PRIOR` more and the known
-    strategy's :data:`OWN_STRATEGY_PRIOR` more, kept within :data:`OWN_FLOOR` of 0 and 1."""
-    counts = own.get(own_class(value), {}) if own else {}
+def _share(value: DecisionValue, counts: dict[str, float]) -> float:
+    """The share of ``counts`` on ``value``'s option, each option given :data:`OWN_PRIOR` more
+    and the known strategy's :data:`OWN_STRATEGY_PRIOR` more."""
     strategy = OWN_STRATEGY_PRIOR if value.taken == value.strategy else 0.0
-    share = (counts.get(value.taken, 0.0) + OWN_PRIOR + strategy) / (
+    return (counts.get(value.taken, 0.0) + OWN_PRIOR + strategy) / (
         sum(counts.values()) + OWN_PRIOR * len(value.options) + OWN_STRATEGY_PRIOR
+    )
+
+
+def own_share(value: DecisionValue, own: OwnCounts | None, floor: OwnCounts | None = None) -> float:
+    """The share of his decisions of ``value``'s class that took its option, as learnt so far
+    (``own``), from a prior of :data:`FLOOR_WEIGHT` decisions shared as the floor's decisions
+    of the class so far (``floor``: every player's, each option given :data:`OWN_PRIOR` more
+    and the known strategy's :data:`OWN_STRATEGY_PRIOR` more), kept within :data:`OWN_FLOOR`
+    of 0 and 1."""
+    key = own_class(value)
+    counts = own.get(key, {}) if own else {}
+    prior = _share(value, floor.get(key, {}) if floor else {})
+    share = (counts.get(value.taken, 0.0) + FLOOR_WEIGHT * prior) / (
+        sum(counts.values()) + FLOOR_WEIGHT
     )
     return min(max(share, OWN_FLOOR), 1.0 - OWN_FLOOR)
 
 
 def increment(
-    value: DecisionValue, sees: float, error_rate: float | None, own: OwnCounts | None = None
+    value: DecisionValue,
+    sees: float,
+    error_rate: float | None,
+    own: OwnCounts | None = None,
+    floor: OwnCounts | None = None,
 ) -> float:
     """The log-likelihood ratio one decision adds under one alternative (see the module's
-    docstring; ``error_rate`` None: σ is :func:`own_share` of ``own``)."""
+    docstring; ``error_rate`` None: σ is :func:`own_share` of ``own`` and ``floor``)."""
     taken = value.options.index(value.taken)
     if error_rate is None:
-        sigma = own_share(value, own)
+        sigma = own_share(value, own, floor)
     else:
         others = len(value.options) - 1
         sigma = 1.0 - error_rate if value.taken == value.strategy else error_rate / others
@@ -213,6 +230,7 @@ def round_increment(
     sees: float,
     error_rate: float | None,
     own: OwnCounts | None = None,
+    floor: OwnCounts | None = None,
 ) -> float:
     """The log-likelihood ratio one round's decisions of a unit add under one alternative:
     one decision's :func:`increment`; several (a game's decisions on several streets, two
@@ -221,25 +239,34 @@ def round_increment(
     not (measured: 1.02 for a hand checked before the flop and played on it); their mean
     has mean 1 exactly, and the test's bound holds."""
     if len(values) == 1:
-        return increment(values[0], sees, error_rate, own)
-    factors = [math.exp(increment(value, sees, error_rate, own)) for value in values]
+        return increment(values[0], sees, error_rate, own, floor)
+    factors = [math.exp(increment(value, sees, error_rate, own, floor)) for value in values]
     return math.log(sum(factors) / len(factors))
 
 
-def learn_own(own: OwnCounts, values: Sequence[DecisionValue], sees: float) -> None:
+def learn_own(
+    own: OwnCounts, values: Sequence[DecisionValue], sees: float, floor: OwnCounts | None = None
+) -> list[float]:
     """Count a round's decisions in ``own``, each weighed by the chance, under the
     alternative that learns, that he did not see the first card (his own strategy then
     chose it): ``(1 - p)·σ / (p·[a = b] + (1 - p)·σ)``, σ its :func:`own_share` before the
     round. A decision against every first card's best is his own strategy's (weight 1);
     one that the card he could have seen explains counts for less, so a hole-carder's
-    looks are not learnt as his strategy."""
+    looks are not learnt as his strategy. The weights, for :func:`count` in the floor's
+    table once the round's every unit has been read."""
     weights = []
     for value in values:
-        sigma = own_share(value, own)
+        sigma = own_share(value, own, floor)
         matched = 1.0 if value.taken == value.best_first else 0.0
         weights.append((1.0 - sees) * sigma / (sees * matched + (1.0 - sees) * sigma))
+    count(own, values, weights)
+    return weights
+
+
+def count(table: OwnCounts, values: Sequence[DecisionValue], weights: Sequence[float]) -> None:
+    """Add each decision of ``values``, by its weight, to its class's option in ``table``."""
     for value, weight in zip(values, weights, strict=True):
-        counts = own.setdefault(own_class(value), {})
+        counts = table.setdefault(own_class(value), {})
         counts[value.taken] = counts.get(value.taken, 0.0) + weight
 
 
@@ -268,8 +295,16 @@ class UnitState:
     own: OwnCounts = field(default_factory=dict)  # his own strategy, learnt (learn_own)
 
 
+class _Saved(msgspec.Struct, array_like=True):
+    """The fold's state as saved: its units and the floor's table."""
+
+    units: dict[str, UnitState]
+    floor: OwnCounts
+
+
 _ENCODER = msgspec.msgpack.Encoder()
-_UNITS = msgspec.msgpack.Decoder(dict[str, UnitState])
+_SAVED = msgspec.msgpack.Decoder(_Saved)
+_UNITS = msgspec.msgpack.Decoder(dict[str, UnitState])  # saved before the floor's table
 
 
 class AdvantagePlay:
@@ -278,6 +313,7 @@ class AdvantagePlay:
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self.units: dict[str, UnitState] = {}
+        self.floor: OwnCounts = {}  # every unit's decisions, the prior of a player's own
 
     def feed(self, result: RoundResult) -> list[PatternFinding]:
         """:meth:`take` of the round's figures."""
@@ -292,19 +328,27 @@ class AdvantagePlay:
         by_unit: dict[str, list[DecisionValue]] = {}
         for decision in rnd.decisions:
             by_unit.setdefault(decision.unit, []).append(decision.value)
+        learnt: list[Learnt] = []
         for unit, values in by_unit.items():
-            finding = self.observe_round(unit, values, *where, rnd.false_alarm_hours)
+            finding = self._observe(unit, values, *where, rnd.false_alarm_hours, learnt)
             if finding is not None:
                 found.append(finding)
+        self._learn_floor(learnt)
         return found
 
     def save(self) -> bytes:
         """The fold's state, as bytes :meth:`load` reads."""
-        return _ENCODER.encode(self.units)
+        return _ENCODER.encode(_Saved(self.units, self.floor))
 
     def load(self, data: bytes) -> None:
-        """Take the state :meth:`save` gave."""
-        self.units = _UNITS.decode(data)
+        """Take the state :meth:`save` gave (one saved as its units alone: an empty floor's
+        table)."""
+        try:
+            saved = _SAVED.decode(data)
+        except msgspec.ValidationError:
+            self.units, self.floor = _UNITS.decode(data), {}
+        else:
+            self.units, self.floor = saved.units, saved.floor
 
     def observe(
         self,
@@ -335,7 +379,35 @@ class AdvantagePlay:
         false_alarm_hours: float | None = None,
     ) -> PatternFinding | None:
         """Add the decisions ``unit`` made in one round (see :func:`round_increment`); the
-        finding when its statistic reaches the threshold (as :meth:`observe`)."""
+        finding when its statistic reaches the threshold (as :meth:`observe`). The round is
+        the unit's alone: its decisions are counted in the floor's table at once."""
+        learnt: list[Learnt] = []
+        finding = self._observe(
+            unit, values, table_id, round_id, start_ts, end_ts, false_alarm_hours, learnt
+        )
+        self._learn_floor(learnt)
+        return finding
+
+    def _learn_floor(self, learnt: Sequence[Learnt]) -> None:
+        """Count a round's decisions, as its units learnt them, in the floor's table: after
+        every unit of the round has been read, so that no unit's σ rests on the round's
+        first card through another's decision."""
+        for values, weights in learnt:
+            count(self.floor, values, weights)
+
+    def _observe(
+        self,
+        unit: str,
+        values: Sequence[DecisionValue],
+        table_id: str,
+        round_id: str,
+        start_ts: str,
+        end_ts: str,
+        false_alarm_hours: float | None,
+        learnt: list[Learnt],
+    ) -> PatternFinding | None:
+        """:meth:`observe_round`, the round's decisions and their weights added to
+        ``learnt`` for the floor's table."""
         settings = self.settings
         state = self.units.get(unit)
         if state is None:
@@ -343,10 +415,10 @@ class AdvantagePlay:
         if not state.llrs:
             state.llrs = [0.0] * len(settings.alternatives)
         for k, (sees, error_rate) in enumerate(settings.alternatives):
-            state.llrs[k] += round_increment(values, sees, error_rate, state.own)
+            state.llrs[k] += round_increment(values, sees, error_rate, state.own, self.floor)
         for sees, error_rate in settings.alternatives:
             if error_rate is None:
-                learn_own(state.own, values, sees)
+                learnt.append((values, learn_own(state.own, values, sees, self.floor)))
         statistic = mixture(state.llrs, settings.weights)
         step = statistic - state.llr
         state.llr = statistic

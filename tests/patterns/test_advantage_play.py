@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 
 import msgspec
@@ -18,6 +19,7 @@ from tablewatch.patterns.advantage_play import (
     round_increment,
     threshold_after,
 )
+from tablewatch.patterns.pattern_round import Decision, PatternRound
 from tablewatch.rules.audit import Auditor
 from tablewatch.rules.config import parse_config
 from tablewatch.rules.events import Wager
@@ -82,24 +84,32 @@ def test_an_honest_decision_s_likelihood_ratio_has_mean_one(taken: str, strategy
 
 
 def test_his_own_strategy_is_learnt_by_class_each_decision_weighed_by_the_card() -> None:
-    # A class not yet seen: each option 0.1 of a decision, the strategy's 1 more: fold
-    # (the strategy's) 1.1 / 1.2, play 0.1 / 1.2.
+    # A class neither he nor the floor has decided in: each option 0.1 of a decision, the
+    # strategy's 1 more: fold (the strategy's) 1.1 / 1.2, play 0.1 / 1.2; his own share
+    # starts from that prior counted as 2 decisions.
     fold_it = decision("fold", "fold", "play", 0.25)
     play_it = decision("play", "fold", "play", 0.25)
     own: dict[str, dict[str, float]] = {}
     assert own_share(fold_it, own) == pytest.approx(1.1 / 1.2)
     assert own_share(play_it, own) == pytest.approx(0.1 / 1.2)
     # A fold where the card he could have seen says play: his own strategy chose it
-    # (weight 1). Then a play the card explains: (1 - p) sigma / (p + (1 - p) sigma) with
-    # p = 0.5 and sigma = 0.1 / (1 + 1.2) = 1/22 after the fold: (1/44) / (23/44) = 1/23.
-    learn_own(own, [fold_it], 0.5)
-    assert own_share(play_it, own) == pytest.approx(1 / 22)
-    learn_own(own, [play_it], 0.5)
+    # (weight 1). Then play's share is (0 + 2 * 0.1 / 1.2) / (1 + 2) = 1/18, and a play the
+    # card explains counts (1 - p) sigma / (p + (1 - p) sigma), p = 0.5: 1/19.
+    assert learn_own(own, [fold_it], 0.5) == [1.0]
+    assert own_share(play_it, own) == pytest.approx(1 / 18)
+    assert learn_own(own, [play_it], 0.5) == [pytest.approx(1 / 19)]
     assert list(own) == ["play or fold: the strategy says fold"]
     assert own["play or fold: the strategy says fold"] == pytest.approx(
-        {"fold": 1.0, "play": 1 / 23}
+        {"fold": 1.0, "play": 1 / 19}
     )
-    assert own_share(play_it, own) == pytest.approx((1 / 23 + 0.1) / (1 + 1 / 23 + 1.2))
+    assert own_share(play_it, own) == pytest.approx((1 / 19 + 2 / 12) / (1 + 1 / 19 + 2))
+    # the floor's decisions of the class (30 plays, 10 folds) are the prior instead:
+    # play's (30 + 0.1) / (40 + 1.2)
+    floor = {"play or fold: the strategy says fold": {"play": 30.0, "fold": 10.0}}
+    assert own_share(play_it, {}, floor) == pytest.approx(30.1 / 41.2)
+    assert own_share(play_it, own, floor) == pytest.approx(
+        (1 / 19 + 2 * 30.1 / 41.2) / (1 + 1 / 19 + 2)
+    )
     # another class is learnt apart: the same hand where the strategy plays
     assert own_share(decision("play", "play", "play", 0.25), own) == pytest.approx(1.1 / 1.2)
     # a share is kept within 1% of 0 and 1, however many decisions
@@ -108,13 +118,20 @@ def test_his_own_strategy_is_learnt_by_class_each_decision_weighed_by_the_card()
 
 
 @pytest.mark.parametrize("counts", [{}, {"play": 3.0}, {"fold": 40.0, "play": 0.5}])
-def test_the_learnt_alternative_keeps_an_honest_mean_of_one(counts: dict[str, float]) -> None:
-    # whatever has been learnt of him, over the first cards (play best on a share 0.3)
+@pytest.mark.parametrize("on_floor", [{}, {"play": 12.0, "fold": 2.0}])
+def test_the_learnt_alternative_keeps_an_honest_mean_of_one(
+    counts: dict[str, float], on_floor: dict[str, float]
+) -> None:
+    # whatever has been learnt of him and the floor, over the first cards (play best on a
+    # share 0.3)
     own = {"play or fold: the strategy says fold": counts}
+    floor = {"play or fold: the strategy says fold": on_floor}
     for taken in ("play", "fold"):
-        matched = math.exp(increment(decision(taken, "fold", taken, 0.3), 0.5, None, own))
+        value = decision(taken, "fold", taken, 0.3)
+        matched = math.exp(increment(value, 0.5, None, own, floor))
         other = "fold" if taken == "play" else "play"
-        missed = math.exp(increment(decision(taken, "fold", other, 0.3), 0.5, None, own))
+        value = decision(taken, "fold", other, 0.3)
+        missed = math.exp(increment(value, 0.5, None, own, floor))
         q = 0.3 if taken == "play" else 0.7
         assert q * matched + (1 - q) * missed == pytest.approx(1.0, abs=1e-12)
 
@@ -122,21 +139,25 @@ def test_the_learnt_alternative_keeps_an_honest_mean_of_one(counts: dict[str, fl
 def test_the_statistic_crosses_its_threshold_on_the_fourteenth_such_decision() -> None:
     # The first alternative (p 0.5) learns his own strategy: the share of his decisions of
     # the class ("play or fold", the strategy saying fold) that played, c his weighted count
-    # of them so far, 0.1 more for each of the two options and 1 more for the strategy's
-    # fold: sigma = (c + 0.1) / (c + 1.2), 1/12 at first. Each decision multiplies its
-    # likelihood ratio by (0.5 + 0.5 sigma) / (0.5 * 0.25 + 0.5 sigma), 3.25 at first, and
-    # adds sigma / (1 + sigma) to c (the chance he played by his own strategy, not by the
-    # card). The second (p 0.5, eps 0.25, sigma 0.25): (0.5 + 0.125) / 0.25 = 2.5 each. The
-    # statistic: the log of their mean weighted 0.9 and 0.1, against the threshold of a
-    # unit's first hour of play (these rounds take a minute each), ln(40,000) = 10.597.
+    # of them so far, from a prior worth 2 decisions, the floor's share: the floor's plays
+    # (his alone here, c) with 0.1 more for each of the two options and 1 more for the
+    # strategy's fold, pi = (c + 0.1) / (c + 1.2); sigma = (c + 2 pi) / (c + 2), 1/12 at
+    # first. Each decision multiplies its likelihood ratio by
+    # (0.5 + 0.5 sigma) / (0.5 * 0.25 + 0.5 sigma), 3.25 at first, and adds sigma / (1 + sigma)
+    # to c (the chance he played by his own strategy, not by the card). The second (p 0.5,
+    # eps 0.25, sigma 0.25): (0.5 + 0.125) / 0.25 = 2.5 each. The statistic: the log of their
+    # mean weighted 0.9 and 0.1, against the threshold of a unit's first quarter hour of play
+    # (these rounds take a minute each), ln(40,000) = 10.597.
     factors = []
     c = 0.0
     for _ in range(16):
-        sigma = (c + 0.1) / (c + 1.2)
+        pi = (c + 0.1) / (c + 1.2)
+        sigma = (c + 2 * pi) / (c + 2)
         factors.append((0.5 + 0.5 * sigma) / (0.125 + 0.5 * sigma))
         c += sigma / (1 + sigma)
     assert factors[0] == pytest.approx(3.25)
-    assert factors[1] == pytest.approx((0.5 + 0.5 * 0.1386) / (0.125 + 0.5 * 0.1386), abs=1e-3)
+    # c = 1/13 after the first: sigma = 0.1705
+    assert factors[1] == pytest.approx((0.5 + 0.5 * 0.1705) / (0.125 + 0.5 * 0.1705), abs=1e-3)
 
     def statistic(learnt: list[float]) -> float:
         return math.log(0.9 * math.prod(learnt) + 0.1 * 2.5 ** len(learnt))
@@ -304,21 +325,23 @@ def test_settings_refuse_weights_that_break_the_bound(
 
 @pytest.mark.parametrize(
     ("hours", "c"),
-    [(0.1, 40_000), (1.0, 40_000), (2.0, 40_000), (2.01, 10_000 / 1.75), (4.0, 10_000 / 1.75),
-     (4.5, 5_000), (8.0, 5_000), (12.0, 2_500), (16.0, 2_500), (16.5, 1_250), (60.0, 1_250)],
+    [(0.05, 40_000), (0.25, 40_000), (0.5, 20_000), (1.0, 10_000), (2.0, 5_000),
+     (3.5, 10_000 / 3.5), (4.0, 2_500), (16.0, 625), (60.0, 10_000 / 60)],
 )  # fmt: skip
 def test_a_units_threshold_falls_as_it_plays(hours: float, c: float) -> None:
     assert threshold_after(hours, 10_000) == pytest.approx(math.log(c))
 
 
 def test_the_thresholds_spend_at_most_one_false_finding_per_10000_player_hours() -> None:
-    """Ville's bound per epoch, summed over the epochs a unit of T hours reaches: at most
-    max(T, a quarter hour) / 10,000 (the rate the module's docstring states)."""
-    bounds = [2.0, 4.0, 8.0, 16.0]  # the epochs' ends
+    """The threshold never rises as a unit plays, so an honest unit of T hours is flagged
+    only if its statistic reaches its last threshold, which by Ville's bound it does with
+    probability at most max(T, a quarter hour) / 10,000 (the module's docstring)."""
+    grid = [n / 100 for n in range(1, 6_001)]  # 0.01 h to 60 h
+    thresholds = [threshold_after(hours, 10_000) for hours in grid]
+    assert all(later <= earlier for earlier, later in itertools.pairwise(thresholds))
     for hours in [0.05, 0.25, 0.5, 0.6, 0.99, 1.0, 1.5, 2.5, 5.0, 9.0, 15.9, 16.0, 33.0, 60.0]:
-        reached = [end for end in bounds if end < hours] + [hours]
-        spent = sum(math.exp(-threshold_after(at, 10_000)) for at in reached)
-        assert spent <= max(hours, 0.25) / 10_000 * (1 + 1e-12), hours
+        bound = math.exp(-threshold_after(hours, 10_000))
+        assert bound == pytest.approx(max(hours, 0.25) / 10_000), hours
 
 
 def test_a_units_clock_counts_its_rounds_and_gaps_up_to_five_minutes() -> None:
@@ -331,7 +354,7 @@ def test_a_units_clock_counts_its_rounds_and_gaps_up_to_five_minutes() -> None:
     assert fold.units["PC-1"].played_ms == (1 + 1 + 1 + 1 + 5) * 60_000
 
 
-def test_a_state_saved_without_a_learnt_strategy_loads_with_an_empty_one() -> None:
+def test_a_state_saved_without_learnt_strategies_loads_with_empty_tables() -> None:
     # a unit's state as saved before the fold learnt players' strategies: no "own"
     saved = msgspec.msgpack.encode(
         {
@@ -355,6 +378,37 @@ def test_a_state_saved_without_a_learnt_strategy_loads_with_an_empty_one() -> No
         "2026-12-01T10:00:30.000Z",
     )
     assert state.own == {"play or fold: the strategy says fold": {"fold": 1.0}}
+    assert fold.floor == state.own  # the floor's table: his decision, the only one
     again = AdvantagePlay()
     again.load(fold.save())
     assert again.units["PC-1"].own == state.own
+    assert again.floor == fold.floor
+
+
+def _round(n: int, units: list[str]) -> PatternRound:
+    """Round ``n`` of TCP-01 in which each of ``units`` played against the strategy's fold,
+    play being best with the first card (a share 0.25 of them)."""
+    value = decision("play", "fold", "play", 0.25)
+    return PatternRound(
+        table_id="TCP-01", round_id=f"R-{n}", start_event_id=f"e-{n}",
+        start_ts=f"2026-12-01T10:{n:02d}:00.000Z", end_ts=f"2026-12-01T10:{n:02d}:30.000Z",
+        dealer_id="D-1", voided=False, codes=(),
+        decisions=tuple(Decision(unit, value) for unit in units),
+    )  # fmt: skip
+
+
+def test_the_floors_decisions_are_a_newcomers_prior_once_their_round_is_read() -> None:
+    fold = AdvantagePlay()
+    assert fold.take(_round(1, ["PC-1", "PC-2"])) == []
+    # both read against the floor as it stood before the round: sigma 1/12, 3.25 (and 2.5
+    # under the known strategy at eps 0.25)
+    for unit in ("PC-1", "PC-2"):
+        assert fold.units[unit].llrs == pytest.approx([math.log(3.25), math.log(2.5)])
+    # then each play counted (1/12) / (1 + 1/12) = 1/13 in the floor's table
+    assert fold.floor == {"play or fold: the strategy says fold": {"play": pytest.approx(2 / 13)}}
+    # a newcomer's share of play: the floor's, (2/13 + 0.1) / (2/13 + 1.2)
+    fold.take(_round(2, ["PC-3"]))
+    sigma = (2 / 13 + 0.1) / (2 / 13 + 1.2)
+    assert fold.units["PC-3"].llrs[0] == pytest.approx(
+        math.log((0.5 + 0.5 * sigma) / (0.125 + 0.5 * sigma))
+    )
