@@ -330,7 +330,7 @@ class AdvantagePlay:
             by_unit.setdefault(decision.unit, []).append(decision.value)
         learnt: list[Learnt] = []
         for unit, values in by_unit.items():
-            finding = self._observe(unit, values, *where, rnd.false_alarm_hours, learnt)
+            finding = self.observe_round(unit, values, *where, rnd.false_alarm_hours, learnt)
             if finding is not None:
                 found.append(finding)
         self._learn_floor(learnt)
@@ -377,37 +377,13 @@ class AdvantagePlay:
         start_ts: str,
         end_ts: str,
         false_alarm_hours: float | None = None,
+        learnt: list[Learnt] | None = None,
     ) -> PatternFinding | None:
         """Add the decisions ``unit`` made in one round (see :func:`round_increment`); the
-        finding when its statistic reaches the threshold (as :meth:`observe`). The round is
-        the unit's alone: its decisions are counted in the floor's table at once."""
-        learnt: list[Learnt] = []
-        finding = self._observe(
-            unit, values, table_id, round_id, start_ts, end_ts, false_alarm_hours, learnt
-        )
-        self._learn_floor(learnt)
-        return finding
-
-    def _learn_floor(self, learnt: Sequence[Learnt]) -> None:
-        """Count a round's decisions, as its units learnt them, in the floor's table: after
-        every unit of the round has been read, so that no unit's σ rests on the round's
-        first card through another's decision."""
-        for values, weights in learnt:
-            count(self.floor, values, weights)
-
-    def _observe(
-        self,
-        unit: str,
-        values: Sequence[DecisionValue],
-        table_id: str,
-        round_id: str,
-        start_ts: str,
-        end_ts: str,
-        false_alarm_hours: float | None,
-        learnt: list[Learnt],
-    ) -> PatternFinding | None:
-        """:meth:`observe_round`, the round's decisions and their weights added to
-        ``learnt`` for the floor's table."""
+        finding when its statistic reaches the threshold (as :meth:`observe`). ``learnt``
+        takes the decisions and their weights for the floor's table, which the caller counts
+        once the round's every unit has been read (:meth:`take`); None: the round is the
+        unit's alone, and they are counted at once."""
         settings = self.settings
         state = self.units.get(unit)
         if state is None:
@@ -416,9 +392,12 @@ class AdvantagePlay:
             state.llrs = [0.0] * len(settings.alternatives)
         for k, (sees, error_rate) in enumerate(settings.alternatives):
             state.llrs[k] += round_increment(values, sees, error_rate, state.own, self.floor)
+        pending: list[Learnt] = [] if learnt is None else learnt
         for sees, error_rate in settings.alternatives:
             if error_rate is None:
-                learnt.append((values, learn_own(state.own, values, sees, self.floor)))
+                pending.append((values, learn_own(state.own, values, sees, self.floor)))
+        if learnt is None:
+            self._learn_floor(pending)
         statistic = mixture(state.llrs, settings.weights)
         step = statistic - state.llr
         state.llr = statistic
@@ -447,6 +426,13 @@ class AdvantagePlay:
             return None
         self.units[unit] = UnitState(first_ts=end_ts, own=state.own)
         return self._finding(unit, state, threshold, false_alarm_rate(threshold, per_hours, hours))
+
+    def _learn_floor(self, learnt: Sequence[Learnt]) -> None:
+        """Count a round's decisions, as its units learnt them, in the floor's table: after
+        every unit of the round has been read, so that no unit's σ rests on the round's
+        first card through another's decision."""
+        for values, weights in learnt:
+            count(self.floor, values, weights)
 
     def _finding(self, unit: str, state: UnitState, threshold: float, rate: str) -> PatternFinding:
         evidence: tuple[RoundKey, ...] = tuple(
