@@ -313,7 +313,10 @@ class AdvantagePlay:
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self.units: dict[str, UnitState] = {}
-        self.floor: OwnCounts = {}  # every unit's decisions, the prior of a player's own
+        # every unit's decisions, the prior of a player's own: the sum of the units' tables,
+        # kept as it was added round by round and saved, not summed again on load, so that a
+        # fold restored from its state reads the very floats one that ran on would
+        self.floor: OwnCounts = {}
 
     def feed(self, result: RoundResult) -> list[PatternFinding]:
         """:meth:`take` of the round's figures."""
